@@ -1,0 +1,72 @@
+# gluonedu developer entry points.
+#   make lab    - create/update the virtual environment, then start JupyterLab on notebooks/
+#   make test   - create/update the virtual environment, then run pytest + nbval (all notebooks)
+#   make clean  - remove the virtual environment(s) and caches
+# Only python3 (3.10+) with the venv module is needed; everything else comes from PyPI.
+
+VENV     ?= .venv
+PYTHON   ?= python3
+LAB_PORT ?= 8888
+# Extra arguments for `jupyter lab`, e.g. LAB_ARGS=--no-browser
+LAB_ARGS ?=
+# Extra arguments for pytest, e.g. PYTEST_ARGS='-x -k trainer' or PYTEST_ARGS='-m "not slow"'
+PYTEST_ARGS ?=
+
+# MXNet 1.9.1 reference environment (oracle for parity tests; not used by `make test` yet).
+REF_VENV ?= .venv-mxnet
+REF_PYTHON ?= $(PYTHON)
+
+STAMP     := $(VENV)/.installed
+REF_STAMP := $(REF_VENV)/.installed
+
+# JupyterLab refuses to start as root without --allow-root.
+ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root)
+
+# Everything jupyter / IPython / matplotlib write during tests stays inside the venv.
+TEST_VAR := $(abspath $(VENV))/var
+
+.PHONY: all venv lab test clean ref-venv
+
+all: test
+
+venv: $(STAMP)
+
+$(STAMP): pyproject.toml
+	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 10))' || \
+	  { echo "error: gluonedu needs Python 3.10+; '$(PYTHON)' is $$($(PYTHON) --version 2>&1). Use 'make PYTHON=python3.X ...'." >&2; exit 1; }
+	$(PYTHON) -m venv $(VENV) || \
+	  { echo "error: '$(PYTHON) -m venv' failed (on Debian/Ubuntu: apt-get install python3-venv)." >&2; exit 1; }
+	$(VENV)/bin/python -m pip install --upgrade pip
+	$(VENV)/bin/python -m pip install -e '.[notebook,test]'
+	touch $@
+
+lab: $(STAMP)
+	$(VENV)/bin/jupyter lab --ServerApp.root_dir=$(CURDIR)/notebooks --ip=127.0.0.1 --port=$(LAB_PORT) $(ALLOW_ROOT) $(LAB_ARGS)
+
+test: export JUPYTER_CONFIG_DIR  = $(TEST_VAR)/jupyter/config
+test: export JUPYTER_DATA_DIR    = $(TEST_VAR)/jupyter/data
+test: export JUPYTER_RUNTIME_DIR = $(TEST_VAR)/jupyter/runtime
+test: export JUPYTER_PLATFORM_DIRS = 1
+test: export IPYTHONDIR          = $(TEST_VAR)/ipython
+test: export MPLCONFIGDIR        = $(TEST_VAR)/matplotlib
+test: export MPLBACKEND          = Agg
+test: $(STAMP)
+	$(VENV)/bin/python -m pytest tests notebooks --nbval --nbval-current-env --nbval-sanitize-with nbval_sanitize.cfg $(PYTEST_ARGS)
+
+# Not part of `make test` yet: MXNet 1.9.1 + NumPy < 1.24 as a reference oracle for parity tests.
+# numpy<1.24 has wheels only up to CPython 3.11, so REF_PYTHON must be 3.8-3.11.
+# libmxnet.so bundles libopenblas/libgfortran but links the system libgomp.so.1 and libquadmath.so.0.
+ref-venv: $(REF_STAMP)
+
+$(REF_STAMP):
+	$(REF_PYTHON) -m venv $(REF_VENV)
+	$(REF_VENV)/bin/python -m pip install --upgrade pip
+	$(REF_VENV)/bin/python -m pip install mxnet==1.9.1 "numpy<1.24"
+	$(REF_VENV)/bin/python -c "import mxnet as mx; print('mxnet', mx.__version__, mx.nd.ones((2, 2)))" || \
+	  { echo "error: mxnet does not import; it needs libgomp.so.1 and libquadmath.so.0 (Debian: apt-get install libgomp1 libquadmath0)." >&2; exit 1; }
+	touch $@
+
+clean:
+	rm -rf $(VENV) $(REF_VENV) .pytest_cache build dist *.egg-info
+	find . -name __pycache__ -type d -prune -exec rm -rf {} +
+	find . -name .ipynb_checkpoints -type d -prune -exec rm -rf {} +
