@@ -1,0 +1,167 @@
+"""Recording computations and differentiating them (``mx.autograd``).
+
+Inside ``with autograd.record():`` every operation on arrays that take part in
+differentiation (variables made with ``attach_grad`` or by Parameters, and results of
+recorded operations) is recorded; ``backward`` then writes the gradients of the
+variables. ``record`` also switches to training mode (Dropout active) unless
+``train_mode=False``. See ``gluonedu/ndarray/_graph.py`` for the engine itself.
+"""
+from .base import MXNetError
+from .ndarray import NDArray, _graph
+from .ndarray.ndarray import _mark_variable, _check_same_device
+
+__all__ = ['record', 'pause', 'train_mode', 'predict_mode', 'is_recording', 'is_training',
+           'set_recording', 'set_training', 'backward', 'grad', 'mark_variables']
+
+_STATE = _graph.STATE
+
+
+def is_recording():
+    """Whether operations are being recorded for differentiation."""
+    return _STATE.recording
+
+
+def is_training():
+    """Whether layers such as Dropout behave as in training."""
+    return _STATE.training
+
+
+def set_recording(is_recording):  # pylint: disable=redefined-outer-name
+    """Turn recording on or off; returns the previous state."""
+    previous, _STATE.recording = _STATE.recording, bool(is_recording)
+    return previous
+
+
+def set_training(train_mode):  # pylint: disable=redefined-outer-name
+    """Turn training mode on or off; returns the previous state."""
+    previous, _STATE.training = _STATE.training, bool(train_mode)
+    return previous
+
+
+class _Scope:
+    """Sets recording and/or training on entry and restores both on exit."""
+
+    def __init__(self, recording, training):
+        self._enter = (recording, training)
+        self._saved = None
+
+    def __enter__(self):
+        self._saved = (_STATE.recording, _STATE.training)
+        recording, training = self._enter
+        if recording is not None:
+            _STATE.recording = recording
+        if training is not None:
+            _STATE.training = training
+        return self
+
+    def __exit__(self, *exc):
+        _STATE.recording, _STATE.training = self._saved
+
+
+def record(train_mode=True):  # pylint: disable=redefined-outer-name
+    """Record operations for ``backward`` in this block (training mode by default)."""
+    return _Scope(True, train_mode)
+
+
+def pause(train_mode=False):  # pylint: disable=redefined-outer-name
+    """Stop recording inside a ``record`` block (prediction mode by default)."""
+    return _Scope(False, train_mode)
+
+
+def train_mode():
+    """Training-mode behaviour (Dropout active) without changing recording."""
+    return _Scope(None, True)
+
+
+def predict_mode():
+    """Prediction-mode behaviour (Dropout off) without changing recording."""
+    return _Scope(None, False)
+
+
+def mark_variables(variables, gradients, grad_reqs='write'):
+    """Make ``variables`` leaves of differentiation with gradient buffers ``gradients``.
+
+    grad_reqs : str or list of str, each 'write', 'add' or 'null'.
+    """
+    if isinstance(variables, NDArray):
+        variables, gradients = [variables], [gradients]
+    if isinstance(grad_reqs, str):
+        grad_reqs = [grad_reqs] * len(variables)
+    if not len(variables) == len(gradients) == len(grad_reqs):
+        raise ValueError("mark_variables: got %d variables, %d gradients and %d grad_reqs; "
+                         "give one of each per variable"
+                         % (len(variables), len(gradients), len(grad_reqs)))
+    for var, grad_buf, req in zip(variables, gradients, grad_reqs):
+        if var.shape != grad_buf.shape:
+            raise MXNetError("mark_variables: a variable of shape %s needs a gradient buffer of "
+                             "the same shape, got %s" % (var.shape, grad_buf.shape))
+        _check_same_device('mark_variables', [var, grad_buf])
+        _mark_variable(var, grad_buf, req)
+
+
+def _head_grads(heads, head_grads):
+    if head_grads is None:
+        return [h._xp.ones(h.shape, dtype=h._data.dtype) for h in heads]
+    if isinstance(head_grads, NDArray):
+        head_grads = [head_grads]
+    if len(head_grads) != len(heads):
+        raise ValueError("got %d head_grads for %d heads" % (len(head_grads), len(heads)))
+    result = []
+    for h, g in zip(heads, head_grads):
+        if g is None:
+            result.append(h._xp.ones(h.shape, dtype=h._data.dtype))
+            continue
+        if g.shape != h.shape:
+            raise MXNetError("head gradient of shape %s does not match its head's shape %s"
+                             % (g.shape, h.shape))
+        _check_same_device('backward', [h, g])
+        result.append(g._data)
+    return result
+
+
+def _as_list(heads):
+    return [heads] if isinstance(heads, NDArray) else list(heads)
+
+
+def backward(heads, head_grads=None, retain_graph=False, train_mode=True):  # noqa: F811
+    """Differentiate ``heads`` and write the gradients of all variables reached.
+
+    Each variable written is marked as holding a fresh gradient, which the Trainer's
+    stale-gradient check reads.
+    """
+    heads = _as_list(heads)
+    with _Scope(False, train_mode):
+        leaves = _graph.run_backward(heads, _head_grads(heads, head_grads), retain_graph)
+        for var, g in leaves.values():
+            var._write_grad(g)
+
+
+def grad(heads, variables, head_grads=None, retain_graph=None, create_graph=False,
+         train_mode=True):  # noqa: F811
+    """Gradients of ``heads`` with respect to ``variables``, returned as new arrays.
+
+    Unlike :func:`backward`, the variables' ``grad`` buffers are left untouched. Only
+    first-order gradients are supported (``create_graph=False``).
+    """
+    if create_graph:
+        raise NotImplementedError("gluonedu computes first-order gradients only; "
+                                  "create_graph=True is not supported")
+    heads = _as_list(heads)
+    single = isinstance(variables, NDArray)
+    variables = _as_list(variables)
+    for var in variables:
+        if var._grad_req is None or var._grad_req == 'null':
+            raise MXNetError("grad(): every variable needs attach_grad() (or must be a "
+                             "Parameter's data) before the computation is recorded")
+    retain = create_graph if retain_graph is None else retain_graph
+    with _Scope(False, train_mode):
+        leaves = _graph.run_backward(heads, _head_grads(heads, head_grads), retain)
+    results = []
+    for var in variables:
+        g = leaves.get(id(var), (None, None))[1]
+        if g is None:
+            g = var._xp.zeros(var.shape, dtype=var._data.dtype)
+        elif isinstance(g, _graph.RowGrad):
+            g = g.todense(var._xp)
+        results.append(NDArray(g.astype(var._data.dtype, copy=False), var.ctx))
+    return results[0] if single else results

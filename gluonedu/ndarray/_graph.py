@@ -1,0 +1,130 @@
+"""The recording tape behind ``gluonedu.autograd``, small enough to read in one sitting.
+
+While ``autograd.record()`` is active, every operation whose inputs take part in
+differentiation attaches a :class:`Node` to its output: the inputs, and a function that
+maps the output's gradient to the inputs' gradients. ``backward`` walks the nodes from the
+heads in reverse topological order, sums the gradients reaching each array, and writes
+them into the gradient buffers of the variables (arrays with ``attach_grad`` or Parameters)
+according to their ``grad_req``. Each variable it writes is marked as holding a fresh
+gradient; the Trainer's stale-gradient check reads that mark.
+"""
+import threading
+
+from ..base import MXNetError
+
+
+class _State(threading.local):
+    def __init__(self):
+        self.recording = False
+        self.training = False
+
+
+STATE = _State()
+
+
+class Node:
+    """How one recorded output was computed: ``backward(out_grad) -> input grads``."""
+    __slots__ = ('inputs', 'backward', 'op')
+
+    def __init__(self, inputs, backward, op):
+        self.inputs = inputs
+        self.backward = backward
+        self.op = op
+
+
+class RowGrad:
+    """A row-sparse gradient in flight: ``data[k]`` is the gradient of row ``indices[k]``.
+
+    Indices may repeat until the gradient is written; writing sums duplicate rows.
+    """
+    __slots__ = ('indices', 'data', 'shape')
+
+    def __init__(self, indices, data, shape):
+        self.indices = indices
+        self.data = data
+        self.shape = shape
+
+    def todense(self, xp):
+        dense = xp.zeros(self.shape, dtype=self.data.dtype)
+        xp.add.at(dense, self.indices, self.data)
+        return dense
+
+
+def is_tracked(arr):
+    """Whether gradients must flow through ``arr``: a variable, or a recorded result."""
+    return arr._node is not None or (arr._grad_req is not None and arr._grad_req != 'null')
+
+
+def record(out, inputs, backward, op):
+    """Attach a node to ``out`` if recording and any input is tracked; returns ``out``."""
+    if STATE.recording and any(is_tracked(x) for x in inputs):
+        out._node = Node(tuple(inputs), backward, op)
+    return out
+
+
+def _accumulate(xp, total, grad):
+    if total is None:
+        return grad
+    if isinstance(total, RowGrad) and isinstance(grad, RowGrad):
+        return RowGrad(xp.concatenate([total.indices, grad.indices]),
+                       xp.concatenate([total.data, grad.data]), total.shape)
+    if isinstance(total, RowGrad):
+        total = total.todense(xp)
+    if isinstance(grad, RowGrad):
+        grad = grad.todense(xp)
+    return total + grad
+
+
+def _topological_order(heads):
+    """Arrays reachable from ``heads`` through nodes, each after all its consumers."""
+    order, seen = [], set()
+    for head in heads:
+        stack = [(head, False)]
+        while stack:
+            arr, expanded = stack.pop()
+            if expanded:
+                order.append(arr)
+                continue
+            if id(arr) in seen:
+                continue
+            seen.add(id(arr))
+            stack.append((arr, True))
+            if arr._node is not None:
+                stack.extend((x, False) for x in arr._node.inputs if id(x) not in seen)
+    order.reverse()
+    return order
+
+
+def run_backward(heads, head_grads, retain_graph):
+    """Back-propagate from ``heads``; return {id(variable): (variable, gradient)}."""
+    grads = {}
+    for head, grad in zip(heads, head_grads):
+        if head._node is None:
+            raise MXNetError(
+                "cannot differentiate: this array is not the result of a recorded computation. "
+                "Compute it inside `with autograd.record():` from arrays that have "
+                "attach_grad() (or from Parameters) before calling backward().")
+        grads[id(head)] = _accumulate(head._xp, grads.get(id(head)), grad)
+    leaves = {}
+    for arr in _topological_order(heads):
+        grad = grads.pop(id(arr), None)
+        if grad is None:
+            continue
+        node = arr._node
+        if node is None:
+            if arr._grad_req is not None and arr._grad_req != 'null':
+                leaves[id(arr)] = (arr, grad)
+            continue
+        if node.backward is None:
+            raise MXNetError(
+                "the graph of this computation was already used by backward() and freed. "
+                "Pass retain_graph=True to the first backward() to differentiate twice.")
+        if isinstance(grad, RowGrad):
+            grad = grad.todense(arr._xp)
+        input_grads = node.backward(grad)
+        if not retain_graph:
+            node.backward = None
+        for x, g in zip(node.inputs, input_grads):
+            if g is not None and is_tracked(x):
+                grads[id(x)] = _accumulate(arr._xp, grads.get(id(x)), g)
+    return leaves

@@ -1,0 +1,142 @@
+"""Saving and loading arrays without pickle.
+
+File format (``mx.nd.save``), version 1: a ZIP archive holding
+
+* ``manifest.json``: ``{"format": "gluonedu.ndarray", "version": 1, "kind": "list" | "dict",
+  "arrays": [{"name": str | null, "stype": "default" | "row_sparse", "shape": [...],
+  "files": {...}}]}`` in the saved order;
+* one ``.npy`` file (NumPy's documented format) per stored buffer: ``<i>.npy`` for a dense
+  array, ``<i>.data.npy`` and ``<i>.indices.npy`` for a row-sparse one.
+
+Loading never unpickles (``allow_pickle=False``) and checks the manifest against the
+files. Files are written to a temporary file first and renamed into place, so an
+interrupted save never leaves a half-written file under the target name.
+"""
+import io as _io
+import json
+import os
+import tempfile
+import zipfile
+
+import numpy as np
+
+from ..base import MXNetError
+from ..context import cpu
+from .ndarray import NDArray, from_numpy
+
+__all__ = ['save', 'load', 'atomic_write']
+
+FORMAT = 'gluonedu.ndarray'
+VERSION = 1
+
+
+def atomic_write(fname, write):
+    """Call ``write(fileobj)`` on a temp file beside ``fname``, fsync it, rename it over."""
+    fname = os.fspath(fname)
+    folder = os.path.dirname(os.path.abspath(fname))
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix='.' + os.path.basename(fname), suffix='.tmp')
+    try:
+        with os.fdopen(fd, 'wb') as f:
+            write(f)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, fname)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def _npy_bytes(array):
+    buf = _io.BytesIO()
+    np.lib.format.write_array(buf, np.ascontiguousarray(array), allow_pickle=False)
+    return buf.getvalue()
+
+
+def save(fname, data):
+    """Save an NDArray, a list of NDArrays or a dict of str -> NDArray to ``fname``."""
+    if isinstance(data, NDArray):
+        data = [data]
+    if isinstance(data, dict):
+        kind, items = 'dict', list(data.items())
+        if not all(isinstance(k, str) for k, _ in items):
+            raise TypeError("save(): dict keys must be strings")
+    elif isinstance(data, (list, tuple)):
+        kind, items = 'list', [(None, v) for v in data]
+    else:
+        raise TypeError("save() takes an NDArray, a list of NDArrays or a dict of "
+                        "str -> NDArray, not %s" % type(data).__name__)
+    entries, blobs = [], []
+    for i, (name, arr) in enumerate(items):
+        if not isinstance(arr, NDArray):
+            raise TypeError("save(): entry %r is a %s, not an NDArray"
+                            % (name if name is not None else i, type(arr).__name__))
+        entry = {'name': name, 'stype': arr.stype, 'shape': list(arr.shape),
+                 'dtype': np.dtype(arr.dtype).name}
+        if arr.stype == 'row_sparse':
+            entry['files'] = {'data': '%d.data.npy' % i, 'indices': '%d.indices.npy' % i}
+            blobs += [(entry['files']['data'], arr.data.asnumpy()),
+                      (entry['files']['indices'], arr.indices.asnumpy())]
+        else:
+            entry['files'] = {'data': '%d.npy' % i}
+            blobs.append((entry['files']['data'], arr.asnumpy()))
+        entries.append(entry)
+    manifest = {'format': FORMAT, 'version': VERSION, 'kind': kind, 'arrays': entries}
+
+    def write(f):
+        with zipfile.ZipFile(f, 'w', compression=zipfile.ZIP_STORED) as zf:
+            zf.writestr('manifest.json', json.dumps(manifest, indent=1))
+            for member, array in blobs:
+                zf.writestr(member, _npy_bytes(array))
+    atomic_write(fname, write)
+
+
+def _read_npy(zf, member, fname):
+    try:
+        with zf.open(member) as f:
+            return np.lib.format.read_array(_io.BytesIO(f.read()), allow_pickle=False)
+    except KeyError:
+        raise MXNetError("%s is damaged: it lacks %s" % (fname, member)) from None
+    except ValueError as err:
+        raise MXNetError("%s is damaged: %s holds no valid array (%s)"
+                         % (fname, member, err)) from None
+
+
+def load(fname, ctx=None):
+    """Load what :func:`save` wrote: a list or a dict of NDArrays (on ``ctx``, default cpu)."""
+    from .sparse import row_sparse_array
+    ctx = ctx or cpu()
+    try:
+        zf = zipfile.ZipFile(fname)
+    except (zipfile.BadZipFile, OSError) as err:
+        if isinstance(err, FileNotFoundError):
+            raise
+        raise MXNetError("%s is not an array file written by mx.nd.save (%s)" % (fname, err)) \
+            from None
+    with zf:
+        try:
+            manifest = json.loads(zf.read('manifest.json'))
+        except (KeyError, ValueError):
+            raise MXNetError("%s is not an array file written by mx.nd.save: no valid "
+                             "manifest.json" % fname) from None
+        if manifest.get('format') != FORMAT or manifest.get('version') != VERSION:
+            raise MXNetError("%s has format %r version %r; this gluonedu reads %s version %d"
+                             % (fname, manifest.get('format'), manifest.get('version'),
+                                FORMAT, VERSION))
+        arrays = []
+        for entry in manifest['arrays']:
+            files = entry['files']
+            if entry['stype'] == 'row_sparse':
+                values = _read_npy(zf, files['data'], fname)
+                indices = _read_npy(zf, files['indices'], fname)
+                arr = row_sparse_array((values, indices), shape=entry['shape'], ctx=ctx,
+                                       dtype=values.dtype)
+            else:
+                arr = from_numpy(_read_npy(zf, files['data'], fname), ctx)
+            if list(arr.shape) != list(entry['shape']):
+                raise MXNetError("%s is damaged: entry %r has shape %s, manifest says %s"
+                                 % (fname, entry['name'], arr.shape, entry['shape']))
+            arrays.append((entry['name'], arr))
+    if manifest['kind'] == 'dict':
+        return dict(arrays)
+    return [arr for _, arr in arrays]

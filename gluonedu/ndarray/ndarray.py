@@ -1,0 +1,787 @@
+"""NDArray: an n-dimensional array on one device, with MXNet 1.x semantics.
+
+An NDArray wraps a NumPy array (CPU contexts) or a CuPy array (GPU contexts) and the
+context it lives on. As in MXNet 1.x:
+
+* the default dtype is float32, also for arrays made from Python lists or NumPy arrays;
+* there are no zero-dimensional arrays: scalars and full reductions have shape ``(1,)``;
+* comparisons return 0/1 in the array's own dtype, not booleans;
+* operations need their array inputs on one context and of one dtype
+  (``MXNetError`` otherwise: use ``as_in_context`` / ``astype``);
+* arrays are mutable: ``x[:] = y``, ``x += y`` and ``out=`` write in place.
+"""
+import numbers
+
+import numpy as np
+
+from .. import _backend
+from ..base import MXNetError, normalize_dtype
+from ..context import Context, current_context
+from . import _graph
+
+__all__ = ['NDArray', 'array', 'empty', 'zeros', 'ones', 'full', 'arange', 'waitall',
+           'from_numpy']
+
+_GRAD_REQS = ('write', 'add', 'null')
+
+
+def _as_ctx(ctx):
+    if ctx is None:
+        return current_context()
+    if isinstance(ctx, Context):
+        return ctx
+    if isinstance(ctx, str):  # 'cpu(1)' or 'gpu'
+        name, _, rest = ctx.partition('(')
+        return Context(name, int(rest.rstrip(')') or 0))
+    raise TypeError("ctx must be a Context such as mx.cpu(0) or mx.gpu(0), got %r" % (ctx,))
+
+
+class NDArray:
+    """An array on one device. Create with :func:`array`, :func:`zeros`, ... .
+
+    The gradient machinery is carried on the array: ``attach_grad()`` makes it a
+    variable with a gradient buffer ``grad``; results computed under
+    ``autograd.record()`` remember how they were made, and ``backward()`` fills the
+    variables' ``grad``.
+    """
+    __slots__ = ('_data', '_ctx', '_grad', '_grad_req', '_node', '_fresh_grad', '__weakref__')
+    # Make NumPy defer to our reflected operators (np.float32(2) * nd -> NDArray).
+    __array_priority__ = 1000.0
+
+    def __init__(self, data, ctx):
+        if data.ndim == 0:
+            data = data.reshape(1)
+        self._data = data
+        self._ctx = ctx
+        self._grad = None
+        self._grad_req = None
+        self._node = None
+        self._fresh_grad = False
+
+    # ------------------------------------------------------------------ basics
+    @property
+    def _xp(self):
+        return _backend.array_module(self._ctx)
+
+    @property
+    def shape(self):
+        """Tuple of the array's dimensions."""
+        return self._data.shape
+
+    @property
+    def dtype(self):
+        """The NumPy type of the elements (``numpy.float32`` and so on)."""
+        return self._data.dtype.type
+
+    @property
+    def size(self):
+        """Number of elements."""
+        return int(self._data.size)
+
+    @property
+    def ndim(self):
+        """Number of dimensions."""
+        return self._data.ndim
+
+    @property
+    def context(self):
+        """The device this array lives on."""
+        return self._ctx
+
+    ctx = context
+
+    @property
+    def stype(self):
+        """Storage type: 'default' for dense arrays."""
+        return 'default'
+
+    @property
+    def grad(self):
+        """The gradient buffer attached by ``attach_grad`` (None if none)."""
+        return self._grad
+
+    @property
+    def T(self):
+        """The transpose (reversed axes)."""
+        return self.transpose()
+
+    @property
+    def handle(self):
+        """The underlying NumPy/CuPy array (for interoperability; shares memory)."""
+        return self._data
+
+    def __repr__(self):
+        shape = 'x'.join(str(n) for n in self.shape)
+        return '\n%s\n<%s %s @%s>' % (np.array2string(self.asnumpy()), type(self).__name__,
+                                      shape, self._ctx)
+
+    def __len__(self):
+        return self.shape[0]
+
+    def __iter__(self):
+        for i in range(self.shape[0]):
+            yield self[i]
+
+    def __bool__(self):
+        if self.size == 0:
+            return False
+        if self.size == 1:
+            return bool(self._data.reshape(-1)[0])
+        raise ValueError("The truth value of an NDArray with %d elements is ambiguous: "
+                         "reduce it first, e.g. with (x > 0).sum() or x.asscalar()" % self.size)
+
+    __hash__ = object.__hash__
+
+    def __float__(self):
+        return float(self.asscalar())
+
+    def __int__(self):
+        return int(self.asscalar())
+
+    def __index__(self):
+        if not np.issubdtype(self._data.dtype, np.integer):
+            raise TypeError("only integer NDArrays of size 1 can be used as an index")
+        return int(self.asscalar())
+
+    def __reduce__(self):
+        # In-memory copies (copy.deepcopy, multiprocessing) carry the values and context
+        # only; files are written with mx.nd.save, never with pickle.
+        return (_rebuild, (self.asnumpy(), self._ctx))
+
+    def asnumpy(self):
+        """A NumPy copy of the data (on the host)."""
+        return np.array(_backend.to_host(self._data), copy=True)
+
+    def asscalar(self):
+        """The value of a size-1 array as a NumPy scalar."""
+        if self.size != 1:
+            raise ValueError("asscalar() needs an array of size 1, but this one has shape %s; "
+                             "reduce it first (e.g. .sum()) or index one element"
+                             % (self.shape,))
+        return self.asnumpy().reshape(-1)[0]
+
+    def wait_to_read(self):
+        """Block until pending writes are done (a device sync on GPU; nothing on CPU)."""
+        if self._ctx.device_type == 'gpu':
+            with _backend.device_scope(self._ctx):
+                self._xp.cuda.get_current_stream().synchronize()
+
+    # ------------------------------------------------------------------ copies & types
+    def copy(self):
+        """A deep copy on the same context."""
+        return self.copyto(self._ctx)
+
+    def copyto(self, other):
+        """Copy into ``other``: an NDArray (written in place and returned) or a Context."""
+        if isinstance(other, NDArray):
+            if other is self:
+                raise MXNetError("copyto(): source and destination are the same array")
+            if other.shape != self.shape:
+                raise MXNetError("copyto(): shape %s does not match destination shape %s"
+                                 % (self.shape, other.shape))
+            other._assign(self)
+            return other
+        if isinstance(other, Context):
+            return NDArray(_move(self._data, self._ctx, other, copy=True), other)
+        raise TypeError("copyto() takes an NDArray or a Context, not %s" % type(other).__name__)
+
+    def as_in_context(self, context):
+        """This array if it already lives on ``context``, else a copy there."""
+        if self._ctx == context:
+            return self
+        return self.copyto(context)
+
+    as_in_ctx = as_in_context
+
+    def astype(self, dtype, copy=True):
+        """This array converted to ``dtype`` (no copy if unchanged and ``copy=False``)."""
+        dtype = normalize_dtype(dtype)
+        if not copy and dtype == self._data.dtype:
+            return self
+        out = NDArray(self._data.astype(dtype), self._ctx)
+
+        def backward(g):
+            return (g.astype(self._data.dtype),)
+        return _graph.record(out, (self,), backward, 'astype')
+
+    def tostype(self, stype):
+        """This array in storage type ``stype`` ('default' or 'row_sparse')."""
+        if stype == 'default':
+            return self
+        if stype == 'row_sparse':
+            from .sparse import _dense_to_row_sparse
+            return _dense_to_row_sparse(self)
+        if stype == 'csr':
+            raise MXNetError("csr storage is not supported by gluonedu; use 'row_sparse'")
+        raise ValueError("unknown storage type %r: use 'default' or 'row_sparse'" % (stype,))
+
+    def detach(self):
+        """The same data, cut from the recorded graph and without a gradient."""
+        return NDArray(self._data, self._ctx)
+
+    # ------------------------------------------------------------------ autograd
+    def attach_grad(self, grad_req='write', stype=None):
+        """Make this array a variable of differentiation, with a zeroed gradient buffer.
+
+        grad_req : {'write', 'add', 'null'}
+            'write' overwrites ``grad`` at each backward, 'add' accumulates into it.
+        stype : {None, 'default', 'row_sparse'}
+            Storage type of the gradient buffer.
+        """
+        from . import sparse  # sparse builds on this module
+        _check_grad_req(grad_req)
+        if stype in (None, 'default'):
+            grad = zeros(self.shape, ctx=self._ctx, dtype=self._data.dtype)
+        else:
+            grad = sparse.zeros(stype, self.shape, ctx=self._ctx, dtype=self._data.dtype)
+        _mark_variable(self, grad, grad_req)
+
+    def backward(self, out_grad=None, retain_graph=False, train_mode=True):
+        """Compute the gradients of this array with respect to the recorded variables."""
+        from .. import autograd
+        autograd.backward([self], None if out_grad is None else [out_grad],
+                          retain_graph=retain_graph, train_mode=train_mode)
+
+    def _write_grad(self, grad):
+        """Write an incoming gradient into this variable's buffer, per its grad_req."""
+        buf = self._grad
+        if isinstance(grad, _graph.RowGrad) and buf.stype == 'default':
+            grad = grad.todense(self._xp)
+        buf._store_grad(grad, add=(self._grad_req == 'add'))
+        self._fresh_grad = True
+
+    def _store_grad(self, grad, add):
+        if grad.dtype != self._data.dtype:
+            grad = grad.astype(self._data.dtype)
+        if add:
+            self._data += grad
+        else:
+            self._data[...] = grad
+
+    # ------------------------------------------------------------------ in-place writes
+    def _check_writable(self):
+        if _graph.STATE.recording and _graph.is_tracked(self):
+            raise MXNetError(
+                "cannot write in place to an array that takes part in the recorded graph while "
+                "recording: the recorded gradient would be wrong. Write outside "
+                "`autograd.record()`, or use out-of-place ops (y = x + 1).")
+
+    def _assign(self, value, key=Ellipsis):
+        """``self[key] = value`` for an NDArray, NumPy array or scalar (casting to our dtype)."""
+        self._check_writable()
+        if isinstance(value, NDArray):
+            if value.stype != 'default':
+                value = value.tostype('default')
+            src = _move(value._data, value._ctx, self._ctx, copy=False)
+        elif isinstance(value, numbers.Number):
+            src = value
+        else:
+            src = np.asarray(_backend.to_host(value) if hasattr(value, 'get') else value)
+            if self._ctx.device_type == 'gpu':
+                src = _move(src, Context('cpu'), self._ctx, copy=False)
+        target = self._data[key]
+        target_shape = np.shape(target)
+        if not isinstance(src, numbers.Number):
+            src = _fit_value(src, target_shape)
+        with _backend.device_scope(self._ctx):
+            self._data[key] = src
+
+    def __setitem__(self, key, value):
+        self._assign(value, _index_key(key, self))
+
+    def __getitem__(self, key):
+        key = _index_key(key, self)
+        with _backend.device_scope(self._ctx):
+            data = self._data[key]
+        if not hasattr(data, 'ndim'):
+            data = self._xp.asarray(data)
+        elif not data.flags.c_contiguous:
+            # As MXNet: a contiguous slice (x[1], x[2:5]) is a view, anything else a copy.
+            data = data.copy()
+        out = NDArray(data, self._ctx)
+        shape = data.shape
+
+        def backward(g):
+            full = self._xp.zeros(self.shape, dtype=g.dtype)
+            self._xp.add.at(full, key, g.reshape(shape))
+            return (full,)
+        return _graph.record(out, (self,), backward, 'slice')
+
+    def _inplace(self, other, op):
+        self._check_writable()
+        result = _binary_op(self, other, op)
+        self._data[...] = result._data
+        return self
+
+    def __iadd__(self, other):
+        return self._inplace(other, 'add')
+
+    def __isub__(self, other):
+        return self._inplace(other, 'subtract')
+
+    def __imul__(self, other):
+        return self._inplace(other, 'multiply')
+
+    def __itruediv__(self, other):
+        return self._inplace(other, 'divide')
+
+    def __imod__(self, other):
+        return self._inplace(other, 'mod')
+
+    # ------------------------------------------------------------------ arithmetic
+    def __add__(self, other):
+        return _binary_op(self, other, 'add')
+
+    def __radd__(self, other):
+        return _binary_op(self, other, 'add')
+
+    def __sub__(self, other):
+        return _binary_op(self, other, 'subtract')
+
+    def __rsub__(self, other):
+        return _binary_op(other, self, 'subtract')
+
+    def __mul__(self, other):
+        return _binary_op(self, other, 'multiply')
+
+    def __rmul__(self, other):
+        return _binary_op(self, other, 'multiply')
+
+    def __truediv__(self, other):
+        return _binary_op(self, other, 'divide')
+
+    def __rtruediv__(self, other):
+        return _binary_op(other, self, 'divide')
+
+    def __mod__(self, other):
+        return _binary_op(self, other, 'mod')
+
+    def __rmod__(self, other):
+        return _binary_op(other, self, 'mod')
+
+    def __pow__(self, other):
+        return _binary_op(self, other, 'power')
+
+    def __rpow__(self, other):
+        return _binary_op(other, self, 'power')
+
+    def __neg__(self):
+        return _binary_op(self, -1.0, 'multiply')
+
+    def __pos__(self):
+        return self
+
+    def __abs__(self):
+        return _ops.abs(self)
+
+    def __eq__(self, other):
+        return _binary_op(self, other, 'equal')
+
+    def __ne__(self, other):
+        return _binary_op(self, other, 'not_equal')
+
+    def __lt__(self, other):
+        return _binary_op(self, other, 'less')
+
+    def __le__(self, other):
+        return _binary_op(self, other, 'less_equal')
+
+    def __gt__(self, other):
+        return _binary_op(self, other, 'greater')
+
+    def __ge__(self, other):
+        return _binary_op(self, other, 'greater_equal')
+
+    # ------------------------------------------------------------------ shape & reductions
+    def reshape(self, *shape, **kwargs):
+        """Reshape, with MXNet's special codes 0 (keep), -1 (infer), -2, -3, -4."""
+        if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+            shape = tuple(shape[0])
+        shape = kwargs.pop('shape', shape)
+        reverse = kwargs.pop('reverse', False)
+        if kwargs:
+            raise TypeError("reshape() got unexpected arguments %s" % sorted(kwargs))
+        return _ops._reshape(self, shape, reverse, copy=False)  # a view, as in MXNet
+
+    def reshape_like(self, other):
+        return _ops.reshape(self, shape=other.shape)
+
+    def flatten(self):
+        return _ops.flatten(self)
+
+    def expand_dims(self, axis):
+        return _ops.expand_dims(self, axis)
+
+    def squeeze(self, axis=None):
+        return _ops.squeeze(self, axis)
+
+    def transpose(self, axes=None):
+        return _ops.transpose(self, axes)
+
+    def swapaxes(self, dim1, dim2):
+        return _ops.swapaxes(self, dim1, dim2)
+
+    def broadcast_to(self, shape):
+        return _ops.broadcast_to(self, shape)
+
+    def broadcast_like(self, other):
+        return _ops.broadcast_like(self, other)
+
+    def tile(self, reps):
+        return _ops.tile(self, reps)
+
+    def repeat(self, repeats, axis=None):
+        return _ops.repeat(self, repeats, axis)
+
+    def split(self, num_outputs, axis=1, squeeze_axis=False):
+        return _ops.split(self, num_outputs, axis, squeeze_axis)
+
+    def sum(self, axis=None, keepdims=False, exclude=False):
+        return _ops.sum(self, axis, keepdims, exclude)
+
+    def mean(self, axis=None, keepdims=False, exclude=False):
+        return _ops.mean(self, axis, keepdims, exclude)
+
+    def max(self, axis=None, keepdims=False, exclude=False):
+        return _ops.max(self, axis, keepdims, exclude)
+
+    def min(self, axis=None, keepdims=False, exclude=False):
+        return _ops.min(self, axis, keepdims, exclude)
+
+    def prod(self, axis=None, keepdims=False, exclude=False):
+        return _ops.prod(self, axis, keepdims, exclude)
+
+    def norm(self, ord=2, axis=None, keepdims=False):
+        return _ops.norm(self, ord, axis, keepdims)
+
+    def argmax(self, axis=None, keepdims=False):
+        return _ops.argmax(self, axis, keepdims)
+
+    def argmin(self, axis=None, keepdims=False):
+        return _ops.argmin(self, axis, keepdims)
+
+    # ------------------------------------------------------------------ elementwise
+    def abs(self):
+        return _ops.abs(self)
+
+    def sign(self):
+        return _ops.sign(self)
+
+    def sqrt(self):
+        return _ops.sqrt(self)
+
+    def square(self):
+        return _ops.square(self)
+
+    def exp(self):
+        return _ops.exp(self)
+
+    def log(self):
+        return _ops.log(self)
+
+    def relu(self):
+        return _ops.relu(self)
+
+    def sigmoid(self):
+        return _ops.sigmoid(self)
+
+    def tanh(self):
+        return _ops.tanh(self)
+
+    def softmax(self, axis=-1):
+        return _ops.softmax(self, axis=axis)
+
+    def log_softmax(self, axis=-1):
+        return _ops.log_softmax(self, axis=axis)
+
+    def clip(self, a_min, a_max):
+        return _ops.clip(self, a_min, a_max)
+
+    def one_hot(self, depth, on_value=1.0, off_value=0.0, dtype='float32'):
+        return _ops.one_hot(self, depth, on_value, off_value, dtype)
+
+    def pick(self, index, axis=-1, keepdims=False):
+        return _ops.pick(self, index, axis, keepdims)
+
+    def zeros_like(self):
+        return _ops.zeros_like(self)
+
+    def ones_like(self):
+        return _ops.ones_like(self)
+
+    def dot(self, other, transpose_a=False, transpose_b=False):
+        return _ops.dot(self, other, transpose_a, transpose_b)
+
+
+# ---------------------------------------------------------------------- helpers
+def _rebuild(host_array, ctx):
+    return from_numpy(host_array, ctx)
+
+
+def _check_grad_req(grad_req):
+    if grad_req not in _GRAD_REQS:
+        raise ValueError("grad_req must be one of 'write', 'add' or 'null', got %r" % (grad_req,))
+
+
+def _mark_variable(arr, grad, grad_req):
+    """Make ``arr`` a leaf variable whose gradient goes to ``grad``."""
+    _check_grad_req(grad_req)
+    arr._node = None
+    arr._grad = grad
+    arr._grad_req = grad_req
+    arr._fresh_grad = False
+
+
+def _move(data, src_ctx, dst_ctx, copy):
+    """``data`` (living on ``src_ctx``) as an array of ``dst_ctx``."""
+    if src_ctx.device_type == 'gpu' or dst_ctx.device_type == 'gpu':
+        host = _backend.to_host(data)
+        if dst_ctx.device_type != 'gpu':
+            return np.array(host, copy=True)
+        xp = _backend.array_module(dst_ctx)
+        with _backend.device_scope(dst_ctx):
+            return xp.array(host, copy=True)
+    return data.copy() if copy else data
+
+
+def _fit_value(src, target_shape):
+    """Broadcast a value into a slice's shape, allowing MXNet's size-1 leftovers."""
+    if tuple(src.shape) == tuple(target_shape):
+        return src
+    try:
+        np.broadcast_shapes(src.shape, target_shape)
+        return src
+    except ValueError:
+        if src.size == int(np.prod(target_shape)):
+            return src.reshape(target_shape)
+        raise MXNetError("cannot assign a value of shape %s to a slice of shape %s"
+                         % (tuple(src.shape), tuple(target_shape))) from None
+
+
+def _index_key(key, arr):
+    """Translate NDArray indices (MXNet allows them) into host/device integer arrays."""
+    def convert(k):
+        if isinstance(k, NDArray):
+            return k._data.astype(np.int64) if arr._ctx == k._ctx or \
+                arr._ctx.device_type != 'gpu' else _move(k._data, k._ctx, arr._ctx, False)
+        return k
+    if isinstance(key, tuple):
+        return tuple(convert(k) for k in key)
+    if isinstance(key, list):
+        return np.asarray(key)
+    return convert(key)
+
+
+def _unbroadcast(xp, grad, shape):
+    """Sum ``grad`` over the axes along which an input of ``shape`` was broadcast."""
+    if grad.shape == tuple(shape):
+        return grad
+    extra = grad.ndim - len(shape)
+    if extra:
+        grad = grad.sum(axis=tuple(range(extra)))
+    axes = tuple(i for i, n in enumerate(shape) if n == 1 and grad.shape[i] != 1)
+    if axes:
+        grad = grad.sum(axis=axes, keepdims=True)
+    return grad.reshape(shape)
+
+
+def _check_same_device(op, arrays):
+    first = arrays[0]
+    for other in arrays[1:]:
+        if other._ctx != first._ctx:
+            raise MXNetError(
+                "%s: inputs live on different contexts (%s and %s). Move one with "
+                ".as_in_context(%s) or .copyto(ctx) first." % (op, first._ctx, other._ctx,
+                                                                first._ctx))
+
+
+def _check_same_dtype(op, arrays):
+    first = arrays[0]
+    for other in arrays[1:]:
+        if other._data.dtype != first._data.dtype:
+            raise MXNetError(
+                "%s: inputs have different dtypes (%s and %s). Convert one with "
+                ".astype('%s') first." % (op, first._data.dtype, other._data.dtype,
+                                          first._data.dtype))
+
+
+def _binary_grads(op, xp, a, b, out, g):
+    """Gradients of ``out = op(a, b)`` for the raw arrays a and b (either may be a scalar)."""
+    if op == 'add':
+        return g, g
+    if op == 'subtract':
+        return g, -g
+    if op == 'multiply':
+        return g * b, g * a
+    if op == 'divide':
+        return g / b, -g * a / (b * b)
+    if op == 'power':
+        ga = g * b * xp.power(a, b - 1)
+        with np.errstate(divide='ignore', invalid='ignore'):
+            gb = g * out * xp.log(a)
+        return ga, gb
+    if op == 'maximum':
+        mask = (a >= b)
+        return g * mask, g * ~mask
+    if op == 'minimum':
+        mask = (a <= b)
+        return g * mask, g * ~mask
+    if op == 'mod':
+        return g, -g * xp.floor(a / b)
+    # comparisons: piecewise constant, zero gradient
+    return xp.zeros_like(g), xp.zeros_like(g)
+
+
+_COMPARISONS = ('equal', 'not_equal', 'less', 'less_equal', 'greater', 'greater_equal')
+
+
+def _binary_op(lhs, rhs, op):
+    """Element-wise ``op`` with broadcasting between NDArrays and/or scalars."""
+    arrays = [x for x in (lhs, rhs) if isinstance(x, NDArray)]
+    for i, x in enumerate((lhs, rhs)):
+        if not isinstance(x, (NDArray, numbers.Number)):
+            if isinstance(x, np.ndarray):
+                raise TypeError("cannot combine an NDArray with a NumPy array in %s; wrap it "
+                                "first with mx.nd.array(...)" % op)
+            raise TypeError("unsupported operand type for %s: %s" % (op, type(x).__name__))
+    if len(arrays) == 2:
+        _check_same_device(op, arrays)
+        _check_same_dtype(op, arrays)
+    ref = arrays[0]
+    ctx, xp, dtype = ref._ctx, ref._xp, ref._data.dtype
+    # As MXNet, a scalar operand is first cast to the array's dtype: int32 * 1.5 == int32 * 1.
+    a = lhs._data if isinstance(lhs, NDArray) else dtype.type(lhs)
+    b = rhs._data if isinstance(rhs, NDArray) else dtype.type(rhs)
+    if len(arrays) == 2 and a.shape != b.shape:
+        try:
+            np.broadcast_shapes(a.shape, b.shape)
+        except ValueError:
+            raise MXNetError("%s: shapes %s and %s cannot be broadcast together"
+                             % (op, a.shape, b.shape)) from None
+    func = getattr(xp, op)
+    with _backend.device_scope(ctx), np.errstate(divide='ignore', invalid='ignore'):
+        if op in _COMPARISONS:
+            data = func(a, b).astype(dtype)
+        else:
+            data = func(a, b)
+            if data.dtype != dtype:
+                data = data.astype(dtype)
+    out = NDArray(data, ctx)
+
+    def backward(g):
+        ga, gb = _binary_grads(op, xp, a, b, data, g)
+        return (_unbroadcast(xp, ga, a.shape) if isinstance(lhs, NDArray) else None,
+                _unbroadcast(xp, gb, b.shape) if isinstance(rhs, NDArray) else None)
+    inputs = (lhs if isinstance(lhs, NDArray) else _CONST, rhs if isinstance(rhs, NDArray)
+              else _CONST)
+    return _graph.record(out, inputs, backward, op)
+
+
+class _Constant:
+    """Stands in the inputs of a node for a Python scalar operand."""
+    _node = None
+    _grad_req = None
+
+
+_CONST = _Constant()
+
+
+# ---------------------------------------------------------------------- creation
+def from_numpy(data, ctx=None):
+    """Wrap a NumPy (or CuPy) array without changing its dtype (copies to the device)."""
+    ctx = _as_ctx(ctx)
+    xp = _backend.array_module(ctx)
+    with _backend.device_scope(ctx):
+        return NDArray(xp.array(_backend.to_host(data) if ctx.device_type == 'gpu'
+                                else data, copy=True), ctx)
+
+
+def array(source_array, ctx=None, dtype=None):
+    """An NDArray holding a copy of ``source_array`` (list, NumPy array or NDArray).
+
+    As MXNet 1.x, the dtype is float32 unless given, except that an NDArray source keeps
+    its dtype.
+    """
+    if isinstance(source_array, NDArray):
+        if source_array.stype != 'default':
+            source_array = source_array.tostype('default')
+        if dtype is None:
+            dtype = source_array._data.dtype
+        host = _backend.to_host(source_array._data)
+    else:
+        try:
+            host = np.asarray(_backend.to_host(source_array) if hasattr(source_array, 'get')
+                              and not isinstance(source_array, dict) else source_array)
+        except ValueError as err:
+            raise ValueError("cannot make an NDArray from this input: %s" % err) from None
+        if host.dtype == object:
+            raise TypeError("cannot make an NDArray from %r: give numbers, nested lists of "
+                            "numbers of equal length, or a NumPy array" % (type(source_array),))
+    dtype = normalize_dtype(dtype)
+    return from_numpy(host.astype(dtype, copy=False), ctx)
+
+
+def _shape_tuple(shape):
+    if isinstance(shape, numbers.Integral):
+        return (int(shape),)
+    shape = tuple(int(n) for n in shape)
+    if any(n < 0 for n in shape):
+        raise ValueError("shape %s has a negative dimension" % (shape,))
+    return shape
+
+
+def _filled(fill, shape, ctx, dtype, stype):
+    if stype not in (None, 'default'):
+        if fill != 0:
+            raise ValueError("only zeros can be created with stype=%r" % (stype,))
+        from . import sparse
+        return sparse.zeros(stype, shape, ctx=ctx, dtype=dtype)
+    ctx = _as_ctx(ctx)
+    xp = _backend.array_module(ctx)
+    with _backend.device_scope(ctx):
+        return NDArray(xp.full(_shape_tuple(shape), fill, dtype=normalize_dtype(dtype)), ctx)
+
+
+def zeros(shape, ctx=None, dtype=None, stype=None, **kwargs):
+    """An array of zeros. ``stype='row_sparse'`` gives an empty row-sparse array."""
+    return _filled(0, shape, ctx, dtype, stype)
+
+
+def ones(shape, ctx=None, dtype=None, stype=None, **kwargs):
+    """An array of ones."""
+    return _filled(1, shape, ctx, dtype, stype)
+
+
+def empty(shape, ctx=None, dtype=None, stype=None):
+    """An array with unspecified values (zeros here, for reproducibility)."""
+    return _filled(0, shape, ctx, dtype, stype)
+
+
+def full(shape, val, ctx=None, dtype=None, out=None):
+    """An array filled with ``val``; with ``out``, fills ``out`` in place."""
+    if out is not None:
+        out[:] = val
+        return out
+    return _filled(val, shape, ctx, dtype, None)
+
+
+def arange(start, stop=None, step=1.0, repeat=1, infer_range=None, ctx=None, dtype=None):
+    """Evenly spaced values in [start, stop), each repeated ``repeat`` times."""
+    if stop is None:
+        start, stop = 0, start
+    dtype = normalize_dtype(dtype)
+    host = np.arange(start, stop, step, dtype=np.float64)
+    if repeat > 1:
+        host = np.repeat(host, int(repeat))
+    return from_numpy(host.astype(dtype), ctx)
+
+
+def waitall():
+    """Wait for all pending work (a device sync on every GPU; nothing on CPU)."""
+    for device_id in range(_backend.gpu_count()):
+        cupy = _backend.cupy_or_raise(device_id)
+        with cupy.cuda.Device(device_id):
+            cupy.cuda.get_current_stream().synchronize()
+
+
+from . import ops as _ops  # noqa: E402  (ops build on the class above)

@@ -1,0 +1,220 @@
+"""Row-sparse arrays: only some rows of a (rows, …) array are stored.
+
+A :class:`RowSparseNDArray` of shape ``(n, …)`` stores ``data`` (the k stored rows) and
+``indices`` (their sorted, unique row ids, int64). Rows not stored are zero. This is the
+storage type of an Embedding weight's gradient with ``sparse_grad=True``: a batch touches
+only a few rows, and lazy optimizers update only those.
+"""
+import numpy as np
+
+from .. import _backend
+from ..base import MXNetError, normalize_dtype
+from ..context import Context
+from . import _graph
+from .ndarray import NDArray, _as_ctx, _move, from_numpy
+
+__all__ = ['RowSparseNDArray', 'row_sparse_array', 'retain', 'zeros', 'array']
+
+
+class RowSparseNDArray(NDArray):
+    """A row-sparse array: ``data`` rows at row ids ``indices`` of a ``shape`` array."""
+    __slots__ = ('_values', '_indices', '_shape')
+
+    def __init__(self, values, indices, shape, ctx):
+        self._values = values
+        self._indices = indices
+        self._shape = tuple(shape)
+        self._ctx = ctx
+        self._grad = None
+        self._grad_req = None
+        self._node = None
+        self._fresh_grad = False
+
+    @property
+    def _data(self):
+        """The dense equivalent (computed on demand)."""
+        xp = self._xp
+        dense = xp.zeros(self._shape, dtype=self._values.dtype)
+        dense[self._indices] = self._values
+        return dense
+
+    @property
+    def shape(self):
+        return self._shape
+
+    @property
+    def dtype(self):
+        return self._values.dtype.type
+
+    @property
+    def size(self):
+        return int(np.prod(self._shape))
+
+    @property
+    def ndim(self):
+        return len(self._shape)
+
+    @property
+    def stype(self):
+        return 'row_sparse'
+
+    @property
+    def data(self):
+        """The stored rows, shape (k, …)."""
+        return NDArray(self._values, self._ctx)
+
+    @property
+    def indices(self):
+        """The row ids of the stored rows (int64, sorted, unique)."""
+        return NDArray(self._indices, self._ctx)
+
+    def __repr__(self):
+        return '\n<RowSparseNDArray %s @%s>' % ('x'.join(map(str, self._shape)), self._ctx)
+
+    def tostype(self, stype):
+        if stype == 'row_sparse':
+            return self
+        if stype == 'default':
+            return NDArray(self._data, self._ctx)
+        raise ValueError("unknown storage type %r: use 'default' or 'row_sparse'" % (stype,))
+
+    def copyto(self, other):
+        if isinstance(other, Context):
+            return RowSparseNDArray(_move(self._values, self._ctx, other, True),
+                                    _move(self._indices, self._ctx, other, True),
+                                    self._shape, other)
+        return super().copyto(other)
+
+    def astype(self, dtype, copy=True):
+        dtype = normalize_dtype(dtype)
+        if not copy and dtype == self._values.dtype:
+            return self
+        return RowSparseNDArray(self._values.astype(dtype), self._indices.copy(),
+                                self._shape, self._ctx)
+
+    def __getitem__(self, key):
+        if key == slice(None):
+            return self
+        raise MXNetError("RowSparseNDArray supports only [:] indexing; convert with "
+                         "tostype('default') to index it")
+
+    def _assign(self, value, key=Ellipsis):
+        if key not in (Ellipsis, slice(None)):
+            raise MXNetError("RowSparseNDArray supports only x[:] = value assignment")
+        self._check_writable()
+        if isinstance(value, RowSparseNDArray):
+            if value.shape != self.shape:
+                raise MXNetError("cannot assign a row-sparse array of shape %s to one of shape %s"
+                                 % (value.shape, self.shape))
+            self._values = _move(value._values, value._ctx, self._ctx, True).astype(
+                self._values.dtype)
+            self._indices = _move(value._indices, value._ctx, self._ctx, True)
+            return
+        if isinstance(value, (int, float)) and value == 0:
+            self._set_rows(self._xp.zeros((0,), dtype=np.int64),
+                           self._xp.zeros((0,) + self._shape[1:], dtype=self._values.dtype))
+            return
+        dense = from_numpy(np.broadcast_to(np.asarray(value.asnumpy() if isinstance(value, NDArray)
+                                                      else value, dtype=self._values.dtype),
+                                           self._shape), self._ctx)
+        sparse = _dense_to_row_sparse(dense)
+        self._values, self._indices = sparse._values, sparse._indices
+
+    def _set_rows(self, indices, values):
+        self._indices, self._values = indices, values
+
+    def _store_grad(self, grad, add):
+        xp = self._xp
+        if not isinstance(grad, _graph.RowGrad):
+            grad = _dense_to_row_sparse(NDArray(grad, self._ctx))
+            grad = _graph.RowGrad(grad._indices, grad._values, self._shape)
+        indices, values = grad.indices, grad.data.astype(self._values.dtype)
+        if add:
+            indices = xp.concatenate([self._indices, indices])
+            values = xp.concatenate([self._values, values])
+        unique, inverse = xp.unique(indices, return_inverse=True)
+        summed = xp.zeros((unique.shape[0],) + self._shape[1:], dtype=self._values.dtype)
+        xp.add.at(summed, inverse.reshape(-1), values)
+        self._set_rows(unique.astype(np.int64), summed)
+
+    def _inplace(self, other, op):
+        raise MXNetError("in-place arithmetic on a RowSparseNDArray is not supported; "
+                         "use tostype('default') first")
+
+    def asnumpy(self):
+        return np.array(_backend.to_host(self._data))
+
+    def wait_to_read(self):
+        pass
+
+
+def _dense_to_row_sparse(dense):
+    xp = dense._xp
+    data = dense._data
+    nonzero = (data.reshape(data.shape[0], -1) != 0).any(axis=1)
+    indices = xp.nonzero(nonzero)[0].astype(np.int64)
+    return RowSparseNDArray(data[indices].copy(), indices, data.shape, dense._ctx)
+
+
+def row_sparse_array(arg1, shape=None, ctx=None, dtype=None):
+    """Make a RowSparseNDArray.
+
+    ``arg1`` is ``(data, indices)`` (with ``shape`` giving the full shape), a dense
+    array-like, or a RowSparseNDArray.
+    """
+    if isinstance(arg1, RowSparseNDArray):
+        out = arg1.copyto(_as_ctx(ctx) if ctx is not None else arg1.ctx)
+        return out if dtype is None else out.astype(dtype)
+    ctx = _as_ctx(ctx)
+    if isinstance(arg1, tuple) and len(arg1) == 2:
+        values, indices = arg1
+        values = np.asarray(values.asnumpy() if isinstance(values, NDArray) else values,
+                            dtype=normalize_dtype(dtype if dtype is not None else
+                                                  (values.dtype if isinstance(values, NDArray)
+                                                   else None)))
+        indices = np.asarray(indices.asnumpy() if isinstance(indices, NDArray) else indices
+                             ).astype(np.int64).reshape(-1)
+        if shape is None:
+            shape = (int(indices.max()) + 1 if indices.size else 0,) + values.shape[1:]
+        shape = tuple(shape)
+        if values.shape[0] != indices.shape[0] or values.shape[1:] != shape[1:]:
+            raise MXNetError("row_sparse_array: data of shape %s does not fit %d indices and "
+                             "shape %s" % (values.shape, indices.shape[0], shape))
+        if indices.size and (indices.min() < 0 or indices.max() >= shape[0]):
+            raise MXNetError("row_sparse_array: indices must lie in [0, %d)" % shape[0])
+        if np.unique(indices).size != indices.size:
+            raise MXNetError("row_sparse_array: indices must be unique")
+        order = np.argsort(indices)
+        return RowSparseNDArray(from_numpy(values[order], ctx)._data,
+                                from_numpy(indices[order], ctx)._data, shape, ctx)
+    from .ndarray import array as dense_array
+    return _dense_to_row_sparse(dense_array(arg1, ctx=ctx, dtype=dtype))
+
+
+array = row_sparse_array
+
+
+def zeros(stype, shape, ctx=None, dtype=None, **kwargs):
+    """An all-zero array of storage type ``stype`` ('row_sparse' or 'default')."""
+    if stype == 'default':
+        from .ndarray import zeros as dense_zeros
+        return dense_zeros(shape, ctx=ctx, dtype=dtype)
+    if stype != 'row_sparse':
+        raise MXNetError("unsupported storage type %r: use 'default' or 'row_sparse'" % (stype,))
+    ctx = _as_ctx(ctx)
+    shape = (shape,) if isinstance(shape, int) else tuple(shape)
+    xp = _backend.array_module(ctx)
+    with _backend.device_scope(ctx):
+        return RowSparseNDArray(xp.zeros((0,) + shape[1:], dtype=normalize_dtype(dtype)),
+                                xp.zeros((0,), dtype=np.int64), shape, ctx)
+
+
+def retain(data, indices):
+    """A row-sparse array holding only the rows of ``data`` whose ids are in ``indices``."""
+    if not isinstance(data, RowSparseNDArray):
+        raise MXNetError("retain expects a RowSparseNDArray, got %s" % type(data).__name__)
+    xp = data._xp
+    wanted = indices._data.astype(np.int64) if isinstance(indices, NDArray) else \
+        xp.asarray(indices, dtype=np.int64)
+    keep = xp.isin(data._indices, wanted)
+    return RowSparseNDArray(data._values[keep], data._indices[keep], data.shape, data.ctx)
