@@ -99,7 +99,7 @@ def run_backward(heads, head_grads, retain_graph):
     """Back-propagate from ``heads``; return {id(variable): (variable, gradient)}."""
     grads = {}
     for head, grad in zip(heads, head_grads):
-        if head._node is None:
+        if not is_tracked(head):  # a variable itself is fine: d head / d head = 1, as MXNet
             raise MXNetError(
                 "cannot differentiate: this array is not the result of a recorded computation. "
                 "Compute it inside `with autograd.record():` from arrays that have "

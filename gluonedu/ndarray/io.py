@@ -17,6 +17,7 @@ import json
 import os
 import tempfile
 import zipfile
+import zlib
 
 import numpy as np
 
@@ -28,6 +29,9 @@ __all__ = ['save', 'load', 'atomic_write']
 
 FORMAT = 'gluonedu.ndarray'
 VERSION = 1
+
+# What zipfile and NumPy raise on a damaged archive (bad CRC, header, flags, compression).
+_DAMAGE_ERRORS = (ValueError, EOFError, OSError, RuntimeError, zipfile.BadZipFile, zlib.error)
 
 
 def atomic_write(fname, write):
@@ -97,9 +101,42 @@ def _read_npy(zf, member, fname):
             return np.lib.format.read_array(_io.BytesIO(f.read()), allow_pickle=False)
     except KeyError:
         raise MXNetError("%s is damaged: it lacks %s" % (fname, member)) from None
-    except ValueError as err:
+    except _DAMAGE_ERRORS as err:
         raise MXNetError("%s is damaged: %s holds no valid array (%s)"
                          % (fname, member, err)) from None
+
+
+def _check_manifest(manifest, fname):
+    """Raise MXNetError unless ``manifest`` has the structure :func:`save` writes."""
+    if not isinstance(manifest, dict) or manifest.get('format') != FORMAT \
+            or manifest.get('version') != VERSION:
+        found = manifest if not isinstance(manifest, dict) else \
+            (manifest.get('format'), manifest.get('version'))
+        raise MXNetError("%s is not a %s version %d file (found %r)"
+                         % (fname, FORMAT, VERSION, found))
+
+    def damaged(why):
+        return MXNetError("%s is damaged: its manifest %s" % (fname, why))
+    if manifest.get('kind') not in ('list', 'dict'):
+        raise damaged("has kind %r, not 'list' or 'dict'" % (manifest.get('kind'),))
+    entries = manifest.get('arrays')
+    if not isinstance(entries, list):
+        raise damaged("lacks the list of arrays")
+    for entry in entries:
+        if not isinstance(entry, dict):
+            raise damaged("has an entry that is not an object: %r" % (entry,))
+        stype, files = entry.get('stype'), entry.get('files')
+        needed = {'default': ['data'], 'row_sparse': ['data', 'indices']}.get(stype)
+        if needed is None:
+            raise damaged("has an entry of storage type %r" % (stype,))
+        if not isinstance(files, dict) or not all(isinstance(files.get(k), str)
+                                                  for k in needed):
+            raise damaged("names no files %s for entry %r" % (needed, entry.get('name')))
+        shape = entry.get('shape')
+        if not isinstance(shape, list) or not all(isinstance(n, int) for n in shape):
+            raise damaged("has no valid shape for entry %r" % (entry.get('name'),))
+        if manifest['kind'] == 'dict' and not isinstance(entry.get('name'), str):
+            raise damaged("has a non-string name %r in a dict" % (entry.get('name'),))
 
 
 def load(fname, ctx=None):
@@ -108,7 +145,7 @@ def load(fname, ctx=None):
     ctx = ctx or cpu()
     try:
         zf = zipfile.ZipFile(fname)
-    except (zipfile.BadZipFile, OSError) as err:
+    except _DAMAGE_ERRORS as err:
         if isinstance(err, FileNotFoundError):
             raise
         raise MXNetError("%s is not an array file written by mx.nd.save (%s)" % (fname, err)) \
@@ -116,13 +153,10 @@ def load(fname, ctx=None):
     with zf:
         try:
             manifest = json.loads(zf.read('manifest.json'))
-        except (KeyError, ValueError):
+        except (KeyError,) + _DAMAGE_ERRORS:
             raise MXNetError("%s is not an array file written by mx.nd.save: no valid "
                              "manifest.json" % fname) from None
-        if manifest.get('format') != FORMAT or manifest.get('version') != VERSION:
-            raise MXNetError("%s has format %r version %r; this gluonedu reads %s version %d"
-                             % (fname, manifest.get('format'), manifest.get('version'),
-                                FORMAT, VERSION))
+        _check_manifest(manifest, fname)
         arrays = []
         for entry in manifest['arrays']:
             files = entry['files']

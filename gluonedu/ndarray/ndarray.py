@@ -266,9 +266,23 @@ class NDArray:
                 "recording: the recorded gradient would be wrong. Write outside "
                 "`autograd.record()`, or use out-of-place ops (y = x + 1).")
 
+    def _check_recorded_value(self, value, whole):
+        """As MXNet: while recording, a value that needs gradients may only overwrite a whole
+        array (recorded as a copy); writing it into part of one, or with +=, is refused."""
+        recorded = (_graph.STATE.recording and isinstance(value, NDArray)
+                    and _graph.is_tracked(value))
+        if recorded and not whole:
+            raise MXNetError(
+                "in-place operations (+=, x[i] = ..., etc.) are not supported when recording "
+                "with autograd: the gradient could not flow through them. Build the result "
+                "out of place (y = x + v, nd.concat, nd.where) instead.")
+        return recorded
+
     def _assign(self, value, key=Ellipsis):
         """``self[key] = value`` for an NDArray, NumPy array or scalar (casting to our dtype)."""
         self._check_writable()
+        whole = key is Ellipsis or (isinstance(key, slice) and key == slice(None))
+        recorded = self._check_recorded_value(value, whole)
         if isinstance(value, NDArray):
             if value.stype != 'default':
                 value = value.tostype('default')
@@ -285,6 +299,19 @@ class NDArray:
             src = _fit_value(src, target_shape)
         with _backend.device_scope(self._ctx):
             self._data[key] = src
+        if recorded:
+            self._record_copy_of(value)
+
+    def _record_copy_of(self, value):
+        """Record ``self[:] = value`` so that gradients flow back to ``value``."""
+        shape, dtype = value.shape, value._data.dtype
+        broadcast = len(shape) <= self.ndim and all(
+            s in (1, t) for s, t in zip(reversed(shape), reversed(self.shape)))
+
+        def backward(g):
+            g = _unbroadcast(self._xp, g, shape) if broadcast else g.reshape(shape)
+            return (_move(g.astype(dtype, copy=False), self._ctx, value._ctx, copy=False),)
+        _graph.record(self, (value,), backward, 'copyto')
 
     def __setitem__(self, key, value):
         self._assign(value, _index_key(key, self))
@@ -309,6 +336,7 @@ class NDArray:
 
     def _inplace(self, other, op):
         self._check_writable()
+        self._check_recorded_value(other, whole=False)
         result = _binary_op(self, other, op)
         self._data[...] = result._data
         return self
@@ -422,10 +450,22 @@ class NDArray:
         return _ops.swapaxes(self, dim1, dim2)
 
     def broadcast_to(self, shape):
-        return _ops.broadcast_to(self, shape)
+        """Broadcast to ``shape``; unlike ``nd.broadcast_to``, the method (as MXNet's) may
+        add leading axes, and raises ValueError when the shapes do not fit."""
+        shape = tuple(shape)
+        if len(shape) < self.ndim:
+            raise ValueError("cannot broadcast an array of shape %s to %s"
+                             % (self.shape, shape))
+        padded = (1,) * (len(shape) - self.ndim) + self.shape
+        if any(d != s and d != 1 for d, s in zip(padded, shape)):
+            raise ValueError("cannot broadcast an array of shape %s to %s: only size-1 axes "
+                             "grow" % (self.shape, shape))
+        source = self.reshape(padded) if padded != self.shape else self
+        return _ops.broadcast_to(source, shape)
 
     def broadcast_like(self, other):
-        return _ops.broadcast_like(self, other)
+        """Broadcast to ``other``'s shape (leading axes may be added, as MXNet)."""
+        return self.broadcast_to(other.shape)
 
     def tile(self, reps):
         return _ops.tile(self, reps)
@@ -666,6 +706,8 @@ def _binary_op(lhs, rhs, op):
             data = func(a, b)
             if data.dtype != dtype:
                 data = data.astype(dtype)
+            if op == 'mod':  # as MXNet: x % 0 is 0, not NaN
+                data = xp.where(b == 0, xp.zeros_like(data), data)
     out = NDArray(data, ctx)
 
     def backward(g):

@@ -1,0 +1,100 @@
+"""mx.test_utils: comparisons with MXNet's tolerances, random data, assert_exception."""
+import numpy as np
+import pytest
+
+import gluonedu as mx
+from gluonedu import nd
+from gluonedu import test_utils as tu
+
+
+def test_default_tolerances_match_mxnet_1_9_1():
+    assert tu.default_rtols()[np.dtype(np.float16)] == 1e-2
+    assert tu.default_rtols()[np.dtype(np.float32)] == 1e-4
+    assert tu.default_rtols()[np.dtype(np.float64)] == 1e-5
+    assert tu.default_atols()[np.dtype(np.float16)] == 1e-1
+    assert tu.default_atols()[np.dtype(np.float32)] == 1e-3
+    assert tu.default_atols()[np.dtype(np.float64)] == 1e-20
+    assert tu.default_rtols()[np.dtype(np.int32)] == 0
+
+
+def test_tolerances_follow_the_looser_dtype():
+    assert tu.get_tols(np.zeros(1, np.float32), np.zeros(1, np.float64), None, None) == \
+        (1e-4, 1e-3)
+    assert tu.get_tols(nd.zeros(1, dtype='float16'), 1.0, None, None) == (1e-2, 1e-1)
+    assert tu.get_tols(np.zeros(1), np.zeros(1), 0.5, 0.25) == (0.5, 0.25)
+    assert tu.get_tols(np.zeros(1, np.float32), np.zeros(1, np.float32),
+                       {np.dtype(np.float32): 0.3}, None) == (0.3, 1e-3)
+
+
+@pytest.mark.parametrize('a, b', [(nd.array([1, 2]), np.array([1, 2.00001])),
+                                  (np.array([1.0]), nd.array([1.0])),
+                                  (nd.array([3.0]), 3.0), (2.0, 2.0),
+                                  (nd.ones((2, 3)), np.ones(3)),  # broadcasting
+                                  ([1.0, 2.0], nd.array([1, 2]))])
+def test_assert_almost_equal_accepts_ndarrays_numpy_and_scalars(a, b):
+    tu.assert_almost_equal(a, b)
+
+
+def test_assert_almost_equal_reports_the_worst_element():
+    with pytest.raises(AssertionError) as err:
+        tu.assert_almost_equal(nd.array([1, 2, 3]), np.array([1, 2.5, 3], dtype=np.float32),
+                               names=('got', 'want'))
+    message = str(err.value)
+    assert 'got=2.0' in message and 'want=2.5' in message and '(1,)' in message
+
+
+def test_assert_almost_equal_dtype_dependent_defaults():
+    tu.assert_almost_equal(nd.array([1.0], dtype='float16'), np.array([1.05], np.float16))
+    with pytest.raises(AssertionError):
+        tu.assert_almost_equal(np.array([1.0]), np.array([1.0001]))  # float64: rtol 1e-5
+    with pytest.raises(AssertionError):
+        tu.assert_almost_equal(nd.array([1, 2], dtype='int32'), np.array([1, 3], np.int32))
+
+
+def test_assert_almost_equal_nan_handling_and_shapes():
+    nan = np.array([np.nan, 1.0])
+    with pytest.raises(AssertionError):
+        tu.assert_almost_equal(nan, nan)
+    tu.assert_almost_equal(nan, nan, equal_nan=True)
+    with pytest.raises(AssertionError):
+        tu.assert_almost_equal(np.ones(2), np.ones(3))
+
+
+def test_almost_equal_and_same():
+    assert tu.almost_equal(nd.array([1.0]), np.array([1.0]))
+    assert not tu.almost_equal(np.array([1.0]), np.array([1.001]))
+    assert tu.almost_equal(np.array([1.0]), np.array([1.001]), rtol=1e-2)
+    assert tu.same(nd.array([1, 2]), np.array([1, 2]))
+    assert not tu.same(np.array([1, 2]), np.array([1, 3]))
+
+
+def test_assert_exception():
+    tu.assert_exception(nd.ones((2, 3)).asscalar, ValueError)
+    tu.assert_exception(lambda a, b: a + b, mx.MXNetError, nd.ones(2), nd.ones(3, ctx=mx.cpu(1)))
+    with pytest.raises(AssertionError):
+        tu.assert_exception(lambda: None, ValueError)
+    with pytest.raises(KeyError):  # another exception type is not swallowed
+        tu.assert_exception(lambda: {}['k'], ValueError)
+
+
+def test_rand_ndarray_and_shapes():
+    np.random.seed(1)
+    a = tu.rand_ndarray((3, 4))
+    assert a.shape == (3, 4) and a.dtype == np.float32 and a.context == mx.cpu(0)
+    b = tu.rand_ndarray((2, 2), dtype='float64', ctx=mx.cpu(1))
+    assert b.dtype == np.float64 and b.context == mx.cpu(1)
+    with pytest.raises(ValueError):
+        tu.rand_ndarray((2, 2), stype='csr')
+    for _ in range(20):
+        d0, d1 = tu.rand_shape_2d(3, 4)
+        assert 1 <= d0 <= 3 and 1 <= d1 <= 4
+        assert all(1 <= n <= 5 for n in tu.rand_shape_3d(5, 5, 5))
+        shape = tu.rand_shape_nd(4, dim=2)
+        assert len(shape) == 4 and all(1 <= n <= 2 for n in shape)
+    assert 0 in {n for _ in range(50) for n in tu.rand_shape_2d(1, 1, allow_zero_size=True)}
+
+
+def test_default_context():
+    assert tu.default_context() == mx.cpu(0)
+    with mx.cpu(2):
+        assert tu.default_context() == mx.cpu(2)
