@@ -1,0 +1,22 @@
+"""gluonedu: MXNet 1.x Gluon's training machinery over NumPy and CuPy, made visible.
+
+Use it as MXNet: ``import gluonedu as mx``; ``from gluonedu import gluon, nd, autograd``.
+"""
+from .base import MXNetError
+from .context import Context, cpu, gpu, cpu_pinned, current_context, num_gpus, gpu_memory_info
+from . import ndarray
+from . import ndarray as nd
+from . import autograd
+from . import random
+from . import name
+from . import initializer
+from . import initializer as init
+from . import lr_scheduler
+from . import optimizer
+from . import kvstore
+from . import kvstore as kv
+from . import gluon
+from . import test_utils
+from . import data
+
+__version__ = '0.1.0'

@@ -1,0 +1,144 @@
+"""The instrumentation event bus: what the training machinery reports, and who listens.
+
+The Trainer, the Updater/Optimizer, the KVStore and the lr schedulers *emit* small
+:class:`Event` records at their hook points; subscribers (a ``Recorder``, a widget, your
+own function) receive them. With nobody subscribed, a hook point costs one check
+(``if BUS.active:``), and norms are computed only if a subscriber asked for them.
+
+Event kinds and their ``values`` (each value a float, keyed by ``name``):
+
+===============  ===========  ========================================================
+kind             source       values
+===============  ===========  ========================================================
+``step_begin``   trainer      ``batch_size``, ``rescale``
+``step_end``     trainer      ``batch_size``, ``rescale``
+``lr``           optimizer    ``lr`` — effective: schedule × lr_mult (per param)
+``wd``           optimizer    ``wd`` — effective: wd × wd_mult (per param)
+``norm``         optimizer    ``weight``, ``grad``, ``update`` — L2 norms (per param)
+``state_norm``   optimizer    one per state, named ``momentum``, ``mean``, ``var``, …
+``stale_grad``   trainer      ``raised`` or ``skipped`` = 1 (per param and context)
+``kv_push``      kvstore      ``bytes``, ``devices``, ``compressed_bytes``,
+                              ``residual_norm`` (the last two with compression)
+``kv_pull``      kvstore      ``bytes``, ``devices``
+``clip``         trainer /    ``total_norm``, ``max_norm``, ``scale`` (clip_global_norm);
+                 optimizer    ``clip_gradient`` (per param)
+``overflow``     loss_scaler  ``loss_scale`` — a step skipped for inf/nan gradients
+``schedule``     scheduler    ``lr`` — the scheduler's value at ``num_update``
+``staleness``    kvstore      ``versions_behind`` (per key and worker, async stores)
+``metric``       user         anything a training loop logs (loss, accuracy, …)
+===============  ===========  ========================================================
+
+``param`` names the parameter (or KVStore key) and ``context`` the device, where they
+apply. ``step`` is the Trainer's step count at the time (0 before the first step).
+"""
+from dataclasses import dataclass, field
+import threading
+
+__all__ = ['Event', 'EventBus', 'Subscription', 'BUS', 'emit', 'subscribe', 'KINDS',
+           'NORM_KINDS']
+
+KINDS = ('step_begin', 'step_end', 'lr', 'wd', 'norm', 'state_norm', 'stale_grad', 'kv_push',
+         'kv_pull', 'clip', 'overflow', 'schedule', 'staleness', 'metric')
+#: Kinds whose values cost a reduction over the arrays; computed only on request.
+NORM_KINDS = ('norm', 'state_norm')
+
+
+@dataclass(frozen=True)
+class Event:
+    """One thing that happened during training."""
+    kind: str
+    step: int
+    source: str
+    param: object = None
+    context: object = None
+    values: dict = field(default_factory=dict)
+
+
+class Subscription:
+    """A subscriber's handle: ``remove()`` (or leave its ``with`` block) to stop listening."""
+
+    def __init__(self, bus, callback, kinds, norms):
+        self._bus = bus
+        self.callback = callback
+        self.kinds = None if kinds is None else frozenset(kinds)
+        self.norms = norms
+
+    def wants(self, kind):
+        if self.kinds is not None and kind not in self.kinds:
+            return False
+        return kind not in NORM_KINDS or bool(self.norms)
+
+    def remove(self):
+        """Stop receiving events (idempotent)."""
+        self._bus._remove(self)
+
+    detach = remove
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.remove()
+
+
+class EventBus:
+    """Delivers events to subscribers; sources ask ``active``/``wants`` before building them."""
+
+    def __init__(self):
+        self._subscriptions = ()
+        self._lock = threading.Lock()
+        self.step = 0
+
+    @property
+    def active(self):
+        """Whether anybody listens (the one check a hook point makes)."""
+        return bool(self._subscriptions)
+
+    def subscribe(self, callback, kinds=None, norms=False):
+        """Call ``callback(event)`` for every event of ``kinds`` (all if None).
+
+        norms : bool or list of str
+            Whether this subscriber wants the ``norm``/``state_norm`` kinds (costly);
+            a list names the quantities wanted ('weight', 'grad', 'update', 'mean', ...).
+        Returns a :class:`Subscription` (removable; also a context manager).
+        """
+        unknown = set(kinds or ()) - set(KINDS)
+        if unknown:
+            raise ValueError("unknown event kinds %s; the kinds are %s"
+                             % (sorted(unknown), ', '.join(KINDS)))
+        sub = Subscription(self, callback, kinds, norms)
+        with self._lock:
+            self._subscriptions = self._subscriptions + (sub,)
+        return sub
+
+    def _remove(self, sub):
+        with self._lock:
+            self._subscriptions = tuple(s for s in self._subscriptions if s is not sub)
+
+    def wants(self, kind):
+        """Whether some subscriber wants events of ``kind``."""
+        return any(s.wants(kind) for s in self._subscriptions)
+
+    def wants_norm(self, name):
+        """Whether some subscriber wants the norm called ``name`` ('grad', 'mean', ...)."""
+        for s in self._subscriptions:
+            if s.norms is True or (isinstance(s.norms, (list, tuple, set, frozenset))
+                                   and name in s.norms):
+                return True
+        return False
+
+    def emit(self, kind, source, param=None, context=None, step=None, **values):
+        """Build an Event and deliver it to the subscribers that want its kind."""
+        event = Event(kind, self.step if step is None else step, source,
+                      None if param is None else str(param),
+                      None if context is None else str(context), values)
+        for sub in self._subscriptions:
+            if sub.wants(kind):
+                sub.callback(event)
+        return event
+
+
+#: The process-wide bus every source emits on.
+BUS = EventBus()
+emit = BUS.emit
+subscribe = BUS.subscribe

@@ -1,0 +1,29 @@
+"""``mx.optimizer``: the optimizer zoo, its registry and the Updater.
+
+Each optimizer lives in its own module whose docstring states its update rule.
+"""
+from .optimizer import Optimizer, register, create
+from .updater import Updater, get_updater
+from ..ndarray import abs as NDabs  # noqa: N812  (MXNet exports it under this name)
+
+__all__ = ['Optimizer', 'register', 'create', 'Updater', 'get_updater', 'NDabs']
+from .adam import Adam
+from .adamax import Adamax
+from .nadam import Nadam
+from .adagrad import AdaGrad
+from .adadelta import AdaDelta
+from .rmsprop import RMSProp
+__all__ += ['Adam', 'Adamax', 'Nadam', 'AdaGrad', 'AdaDelta', 'RMSProp']
+from .sgd import SGD, ccSGD
+from .nag import NAG
+from .signum import Signum
+from .sgld import SGLD
+from .dcasgd import DCASGD
+from .test import Test
+__all__ += ['SGD', 'ccSGD', 'NAG', 'Signum', 'SGLD', 'DCASGD', 'Test']
+from .ftrl import Ftrl
+from .ftml import FTML
+from .lars import LARS
+from .lbsgd import LBSGD
+from .lamb import LAMB
+__all__ += ['Ftrl', 'FTML', 'LARS', 'LBSGD', 'LAMB']

@@ -1,0 +1,68 @@
+"""AdaDelta: a step size from running averages of squared gradients and steps (Zeiler, 2012)."""
+from .. import ndarray as nd
+from .optimizer import Optimizer, register, accepts_lists, check_hyperparameter
+
+__all__ = ['AdaDelta']
+
+
+@register
+class AdaDelta(Optimizer):
+    """The AdaDelta optimizer: no learning rate; the units of the step come from past steps.
+
+    A weight ``w`` with gradient ``g``, running average of squared gradients ``acc_g``
+    and of squared steps ``acc_delta`` is updated by::
+
+        g         = clip(rescale_grad * g, clip_gradient)
+        acc_g     = rho * acc_g + (1 - rho) * g**2
+        delta     = sqrt(acc_delta + epsilon) / sqrt(acc_g + epsilon) * g
+        acc_delta = rho * acc_delta + (1 - rho) * delta**2
+        w         = w - (delta + wd * w)
+
+    As in MXNet, the learning rate (and so any lr_scheduler or lr_mult) is not used, and
+    weight decay is subtracted unscaled. MXNet also scales the caller's gradient array in
+    place by ``rescale_grad``; we leave the gradient untouched (docs/divergences.md).
+    A row-sparse gradient is used as the dense gradient it stands for.
+
+    Parameters
+    ----------
+    rho : float, default 0.9
+        Decay rate of both running averages, in [0, 1].
+    epsilon : float, default 1e-5
+        Added under both square roots; must be >= 0.
+    **kwargs
+        Passed to :class:`Optimizer` (``wd``, ``rescale_grad``, ``clip_gradient``, ...).
+
+    State: ``(acc_g, acc_delta)``, float32 zeros of the weight's shape.
+    """
+
+    state_names = ('acc_grad', 'acc_delta')
+
+    def __init__(self, rho=0.90, epsilon=1e-5, **kwargs):
+        check_hyperparameter('rho', rho, low=0, high=1)
+        check_hyperparameter('epsilon', epsilon, low=0)
+        super().__init__(**kwargs)
+        self.rho = rho
+        self.epsilon = epsilon
+
+    def create_state(self, index, weight):
+        # As MXNet: default dtype (float32), whatever the weight's.
+        acc_g = nd.zeros(weight.shape, weight.context)
+        acc_delta = nd.zeros(weight.shape, weight.context)
+        return (acc_g, acc_delta)
+
+    @accepts_lists
+    def update(self, index, weight, grad, state):
+        self._update_count(index)
+        wd = self._get_wd(index)
+
+        if grad.stype == 'row_sparse':
+            grad = grad.tostype('default')
+        grad = grad * self.rescale_grad  # a new array: the caller's gradient is not changed
+        if self.clip_gradient is not None:
+            grad = nd.clip(grad, -self.clip_gradient, self.clip_gradient)
+
+        acc_g, acc_delta = state
+        acc_g[:] = self.rho * acc_g + (1. - self.rho) * grad * grad
+        delta = nd.sqrt(acc_delta + self.epsilon) / nd.sqrt(acc_g + self.epsilon) * grad
+        acc_delta[:] = self.rho * acc_delta + (1. - self.rho) * delta * delta
+        weight[:] = weight - (delta + wd * weight)

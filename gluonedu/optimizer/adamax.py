@@ -1,0 +1,68 @@
+"""AdaMax: Adam with the infinity norm (Kingma & Ba, 2015, section 7), as MXNet 1.9.1."""
+from .. import ndarray as nd
+from .optimizer import Optimizer, register, accepts_lists, check_hyperparameter
+
+__all__ = ['Adamax']
+
+
+@register
+class Adamax(Optimizer):
+    """The AdaMax optimizer: Adam whose second moment is a decaying maximum of ``|g|``.
+
+    At update ``t`` (counted per index) a weight ``w`` with gradient ``g``, first moment
+    ``m`` and infinity-norm estimate ``u`` is updated by::
+
+        g = clip(rescale_grad * g + wd * w, clip_gradient)
+        m = beta1 * m + (1 - beta1) * g
+        u = maximum(beta2 * u, |g|)
+        w = w - lr / (1 - beta1**t) * m / u
+
+    Only ``m`` needs bias correction: a maximum is not biased towards zero. Where the
+    gradient has been exactly zero so far, ``u`` is 0 and the step is 0/0 (NaN), as in
+    MXNet. A row-sparse gradient is used as the dense gradient it stands for.
+
+    Parameters
+    ----------
+    learning_rate : float, default 0.002
+    beta1 : float, default 0.9
+        Decay rate of the first moment, in [0, 1).
+    beta2 : float, default 0.999
+        Decay rate of the infinity norm, in [0, 1] (1 keeps the running maximum).
+    **kwargs
+        Passed to :class:`Optimizer` (``wd``, ``rescale_grad``, ``clip_gradient``, ...).
+
+    State: ``(mean, var)`` — ``m`` and ``u``, zeros of the weight's shape and dtype.
+    """
+
+    state_names = ('mean', 'inf_norm')
+
+    def __init__(self, learning_rate=0.002, beta1=0.9, beta2=0.999, **kwargs):
+        check_hyperparameter('beta1', beta1, low=0, high=1, high_open=True)
+        check_hyperparameter('beta2', beta2, low=0, high=1)
+        super().__init__(learning_rate=learning_rate, **kwargs)
+        self.beta1 = beta1
+        self.beta2 = beta2
+
+    def create_state(self, index, weight):
+        mean = nd.zeros(weight.shape, weight.context, dtype=weight.dtype)
+        inf_norm = nd.zeros(weight.shape, weight.context, dtype=weight.dtype)
+        return (mean, inf_norm)
+
+    @accepts_lists
+    def update(self, index, weight, grad, state):
+        self._update_count(index)
+        lr = self._get_lr(index)
+        wd = self._get_wd(index)
+        t = self._index_update_count[index]
+        lr /= (1. - self.beta1 ** t)  # bias correction of the first moment
+
+        if grad.stype == 'row_sparse':
+            grad = grad.tostype('default')
+        grad = grad * self.rescale_grad + wd * weight
+        if self.clip_gradient is not None:
+            grad = nd.clip(grad, -self.clip_gradient, self.clip_gradient)
+
+        mean, inf_norm = state
+        mean[:] = self.beta1 * mean + (1. - self.beta1) * grad
+        inf_norm[:] = nd.maximum(self.beta2 * inf_norm, nd.abs(grad))
+        weight[:] = weight - lr * mean / inf_norm

@@ -1,0 +1,76 @@
+"""Delay-compensated asynchronous SGD (Zheng et al., 2017), as MXNet 1.9.1's DCASGD.
+
+In asynchronous training a gradient arrives computed at an older weight. DCASGD
+corrects it with a cheap approximation of the Hessian (``lamda * g * g``, element-wise)
+times the distance the weight has moved since the previous update.
+"""
+from .. import ndarray as nd
+from .optimizer import Optimizer, register, accepts_lists, check_hyperparameter
+
+__all__ = ['DCASGD']
+
+
+@register
+class DCASGD(Optimizer):
+    """Delay-compensated SGD, optionally with momentum.
+
+    For a weight ``w`` with gradient ``g`` and the weight ``w_prev`` of the previous
+    update::
+
+        g      = clip(rescale_grad * g, clip_gradient)
+        step   = -lr * (g + wd * w + lamda * g * g * (w - w_prev))
+        mom    = momentum * mom + step        (mom = step when momentum == 0)
+        w_prev = w
+        w      = w + mom
+
+    (MXNet 1.9.1 fails whenever ``momentum > 0`` — its ``if mom:`` asks an NDArray for a
+    truth value; gluonedu implements the rule above, see docs/divergences.md.)
+
+    Row-sparse gradients count as the dense arrays they stand for.
+
+    Parameters
+    ----------
+    momentum : float, default 0.0
+        Decay of the momentum buffer, >= 0.
+    lamda : float, default 0.04
+        Scale of the delay compensation (MXNet's spelling).
+    **kwargs
+        Passed to :class:`Optimizer` (``learning_rate``, ``wd``, ``rescale_grad``, ...).
+
+    State: ``(momentum or None, previous_weight)``; the previous weight starts as a copy
+    of the weight.
+    """
+
+    state_names = ('momentum', 'previous_weight')
+
+    def __init__(self, momentum=0.0, lamda=0.04, **kwargs):
+        check_hyperparameter('momentum', momentum, low=0)
+        super().__init__(**kwargs)
+        self.momentum = momentum
+        self.weight_previous = {}  # unused; kept because MXNet's optimizer has it
+        self.lamda = lamda
+
+    def create_state(self, index, weight):
+        mom = None
+        if self.momentum != 0.0:
+            mom = nd.zeros(weight.shape, weight.context, dtype=weight.dtype)
+        return (mom, weight.copy())
+
+    @accepts_lists
+    def update(self, index, weight, grad, state):
+        self._update_count(index)
+        lr = self._get_lr(index)
+        wd = self._get_wd(index)
+        if grad.stype == 'row_sparse':
+            grad = grad.tostype('default')
+
+        grad = self._rescaled(grad)
+        mom, previous_weight = state
+        step = -lr * (grad + wd * weight + self.lamda * grad * grad * (weight - previous_weight))
+        if mom is not None:
+            mom[:] *= self.momentum
+            mom[:] += step
+        else:
+            mom = step
+        previous_weight[:] = weight
+        weight[:] += mom

@@ -1,0 +1,105 @@
+"""FTML ("Follow The Moving Leader"), as MXNet 1.9.1's ``ftml_update``.
+
+From Zheng & Kwok, *Follow the Moving Leader in Deep Learning* (ICML 2017). Like FTRL,
+FTML recomputes the weight from accumulators instead of stepping it: ``w = -z / d``,
+where ``d`` is an Adam-like per-coordinate scale and ``z`` a moving average of
+gradients corrected by how much ``d`` changed. With ``beta1 -> 0`` it behaves like
+RMSProp; the moving average of past "leaders" makes it steadier than Adam early on.
+"""
+import numpy as np
+
+from .. import ndarray as nd
+from .optimizer import Optimizer, register, accepts_lists, check_hyperparameter
+
+__all__ = ['FTML']
+
+
+def ftml_step(weight, grad, prev_d, prev_v, prev_z, lr, beta1, beta2, epsilon, t, wd,
+              rescale_grad, clip_gradient):
+    """One FTML step at time ``t`` (1-based), in place, in the order of MXNet's kernel.
+
+    All arrays are dense and of one dtype; ``clip_gradient`` is None for "no clipping".
+    """
+    scalar = np.dtype(weight.dtype).type
+    # Unlike most MXNet kernels, FTML adds the weight decay *before* clipping.
+    g = grad * rescale_grad + wd * weight
+    if clip_gradient is not None:
+        g = nd.clip(g, -clip_gradient, clip_gradient)
+    prev_v[:] = beta2 * prev_v + (1 - beta2) * (g * g)
+    # The per-coordinate scale d_t = (1 - beta1^t) / lr * (sqrt(v_hat) + eps).
+    d_scale = scalar(scalar(1 - beta1 ** t) / lr)
+    v_correction = scalar(1 - beta2 ** t)
+    d_t = d_scale * (nd.sqrt(prev_v / v_correction) + epsilon)
+    # sigma_t = d_t - beta1 * d_{t-1}: how much the scale grew.
+    prev_z[:] = beta1 * prev_z + (1 - beta1) * g - (d_t - beta1 * prev_d) * weight
+    prev_d[:] = d_t
+    weight[:] = -prev_z / d_t
+
+
+def _kernel_clip(clip_gradient):
+    """The clip bound the kernel uses, or None (MXNet passes it only when truthy and > 0)."""
+    if clip_gradient is None or not clip_gradient > 0:
+        return None
+    return clip_gradient
+
+
+@register
+class FTML(Optimizer):
+    """The FTML optimizer.
+
+    At step ``t`` (per parameter, from 1), with ``g = clip(rescale_grad * grad + wd * w,
+    clip_gradient)`` (weight decay inside the clip)::
+
+        v   = beta2 * v + (1 - beta2) * g**2
+        d_t = (1 - beta1**t) / lr * (sqrt(v / (1 - beta2**t)) + epsilon)
+        z   = beta1 * z + (1 - beta1) * g - (d_t - beta1 * d_{t-1}) * w
+        w   = -z / d_t
+
+    Parameters
+    ----------
+    beta1 : float, default 0.6
+        Decay of the moving leader, in [0, 1). Generally close to 0.5.
+    beta2 : float, default 0.999
+        Decay of the squared-gradient average, in [0, 1). Generally close to 1.
+    epsilon : float, default 1e-8
+        Added to ``sqrt(v_hat)`` (>= 0).
+    **kwargs
+        Passed to :class:`Optimizer` (``learning_rate``, ``wd``, ``rescale_grad``, ...).
+
+    The state is the tuple ``(prev_d, prev_v, prev_z)``, dense, in the weight's dtype.
+    Row-sparse gradients are used as the dense arrays they stand for.
+    """
+
+    state_names = ('prev_d', 'prev_v', 'prev_z')
+
+    def __init__(self, beta1=0.6, beta2=0.999, epsilon=1e-8, **kwargs):
+        check_hyperparameter('beta1', beta1, low=0, high=1, high_open=True)
+        check_hyperparameter('beta2', beta2, low=0, high=1, high_open=True)
+        check_hyperparameter('epsilon', epsilon, low=0)
+        super().__init__(**kwargs)
+        self.beta1 = beta1
+        self.beta2 = beta2
+        self.epsilon = epsilon
+
+    def create_state(self, index, weight):
+        def zeros():
+            return nd.zeros(weight.shape, weight.context, dtype=weight.dtype)
+        return (zeros(), zeros(), zeros())  # prev_d, prev_v, prev_z
+
+    @accepts_lists
+    def update(self, index, weight, grad, state):
+        """Update ``weight`` and its state ``(prev_d, prev_v, prev_z)`` in place."""
+        self._update_count(index)
+        lr = self._get_lr(index)
+        wd = self._get_wd(index)
+        t = self._index_update_count[index]
+        prev_d, prev_v, prev_z = state
+
+        # Scalars reach MXNet's kernel in the weight's precision.
+        scalar = np.dtype(weight.dtype).type
+        clip = _kernel_clip(self.clip_gradient)
+        ftml_step(weight, grad.tostype('default'), prev_d, prev_v, prev_z,
+                  lr=scalar(lr), beta1=scalar(self.beta1), beta2=scalar(self.beta2),
+                  epsilon=scalar(self.epsilon), t=t, wd=scalar(wd),
+                  rescale_grad=scalar(self.rescale_grad),
+                  clip_gradient=None if clip is None else scalar(clip))

@@ -1,0 +1,189 @@
+"""LAMB (Layer-wise Adaptive Moments for Batch training), as MXNet 1.9.1's.
+
+From You et al., *Large Batch Optimization for Deep Learning: Training BERT in 76
+minutes* (https://arxiv.org/abs/1904.00962). LAMB is Adam whose step, per layer
+(per parameter tensor), is rescaled by the *trust ratio* ``||w|| / ||step||``: every
+layer moves by the same fraction of its own size, which keeps very large batches stable.
+
+MXNet splits it into two kernels and we follow the same two phases:
+
+* phase 1 (``lamb_update_phase1``): update the moments and form the Adam direction
+  ``g`` (with weight decay added to it);
+* phase 2 (``lamb_update_phase2``): scale ``lr`` by ``||w|| / ||g||`` and step.
+
+MXNet's multi-tensor ``multi_lamb_update`` (used for list calls and by the Updater,
+``aggregate_num`` tensors at a time) computes the same numbers tensor by tensor.
+"""
+import os
+
+import numpy as np
+
+from .. import ndarray as nd
+from .optimizer import Optimizer, register, accepts_lists, check_hyperparameter
+
+__all__ = ['LAMB']
+
+
+def lamb_direction(weight, grad, mean, var, beta1, beta2, epsilon, t, bias_correction, wd,
+                   rescale_grad, clip_gradient):
+    """Phase 1: update ``mean``/``var`` in place and return the direction ``g``.
+
+    ``weight`` is the float32 master copy under multi-precision; all arrays dense.
+    """
+    scalar = np.dtype(weight.dtype).type
+    grad = grad * rescale_grad
+    if clip_gradient is not None:
+        grad = nd.clip(grad, -clip_gradient, clip_gradient)
+    mean[:] = beta1 * mean + (1 - beta1) * grad
+    var[:] = beta2 * var + (1 - beta2) * grad * grad
+    if bias_correction:
+        mean_hat = mean / scalar(1 - beta1 ** t)
+        var_hat = var / scalar(1 - beta2 ** t)
+        return mean_hat / (nd.sqrt(var_hat) + epsilon) + wd * weight
+    return mean / (nd.sqrt(var) + epsilon) + wd * weight
+
+
+def l2norm(array):
+    """||array||_2 as a float32 number, as MXNet's ``multi_sum_sq`` measures it.
+
+    The squares are taken in the array's own dtype (so float16 squares are rounded to
+    float16) and summed in higher precision.
+    """
+    squares = (array * array).asnumpy().astype(np.float64)
+    return np.float32(np.sqrt(np.float32(squares.sum())))
+
+
+def lamb_step(weight, direction, lr, lower_bound, upper_bound, weight_norm):
+    """Phase 2: ``weight -= lr * trust_ratio * direction`` in place.
+
+    ``trust_ratio = r1 / r2`` with ``r1 = weight_norm`` (clamped to the bounds, each
+    None when unset) and ``r2 = ||direction||``; it is 1 when either norm is zero.
+    """
+    scalar = np.dtype(weight.dtype).type
+    r1 = scalar(weight_norm)
+    r2 = scalar(l2norm(direction))
+    if lower_bound is not None:
+        r1 = max(r1, scalar(lower_bound))
+    if upper_bound is not None:
+        r1 = min(r1, scalar(upper_bound))
+    scaled_lr = lr if r1 == 0 or r2 == 0 else lr * r1 / r2
+    weight[:] = weight - scaled_lr * direction
+
+
+def _kernel_clip(clip_gradient):
+    """The clip bound the kernel uses, or None (MXNet passes it only when truthy and > 0)."""
+    if clip_gradient is None or not clip_gradient > 0:
+        return None
+    return clip_gradient
+
+
+@register
+class LAMB(Optimizer):
+    """The LAMB optimizer.
+
+    At step ``t`` (per parameter, from 1), with ``g = clip(rescale_grad * grad,
+    clip_gradient)``::
+
+        mean = beta1 * mean + (1 - beta1) * g
+        var  = beta2 * var + (1 - beta2) * g**2
+        if bias_correction:
+            mean_hat = mean / (1 - beta1**t);  var_hat = var / (1 - beta2**t)
+        else:
+            mean_hat = mean;                   var_hat = var
+        d  = mean_hat / (sqrt(var_hat) + epsilon) + wd * w
+        r1 = clamp(||w||, lower_bound, upper_bound);  r2 = ||d||
+        w  = w - lr * (r1 / r2) * d          (lr * d if r1 == 0 or r2 == 0)
+
+    Parameters
+    ----------
+    learning_rate : float, default 0.001
+    beta1 : float, default 0.9
+        Decay of the first moment, in [0, 1).
+    beta2 : float, default 0.999
+        Decay of the second moment, in [0, 1).
+    epsilon : float, default 1e-6
+        Added to ``sqrt(var_hat)`` (>= 0).
+    lower_bound, upper_bound : float, optional
+        Clamp ``||w||`` in the trust ratio. As MXNet, None and 0 mean "no bound".
+    bias_correction : bool, default True
+        Divide the moments by ``1 - beta**t``.
+    **kwargs
+        Passed to :class:`Optimizer` (``wd``, ``rescale_grad``, ``multi_precision``, ...).
+
+    The state is ``(mean, var)``; with ``multi_precision=True`` a float16 weight's state
+    is ``(weight_fp32, (mean, var))``, the moments float32, and the float16 weight receives
+    the updated master copy. ``aggregate_num`` (how many tensors the Updater passes per
+    call) is ``MXNET_OPTIMIZER_AGGREGATION_SIZE`` clamped to [1, 45], default 45.
+    Row-sparse gradients are used as the dense arrays they stand for.
+    """
+
+    state_names = ('mean', 'var')
+
+    def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-6,
+                 lower_bound=None, upper_bound=None, bias_correction=True, **kwargs):
+        check_hyperparameter('beta1', beta1, low=0, high=1, high_open=True)
+        check_hyperparameter('beta2', beta2, low=0, high=1, high_open=True)
+        check_hyperparameter('epsilon', epsilon, low=0)
+        for name, bound in (('lower_bound', lower_bound), ('upper_bound', upper_bound)):
+            if bound is not None:
+                check_hyperparameter(name, bound, low=0)
+        if lower_bound and upper_bound and lower_bound > upper_bound:
+            raise ValueError("lower_bound (%r) must not exceed upper_bound (%r)"
+                             % (lower_bound, upper_bound))
+        super().__init__(learning_rate=learning_rate, **kwargs)
+        self.beta1 = beta1
+        self.beta2 = beta2
+        self.epsilon = epsilon
+        self.lower_bound = lower_bound
+        self.upper_bound = upper_bound
+        self.bias_correction = bias_correction
+        self.aggregate_num = max(1, min(45, int(os.getenv('MXNET_OPTIMIZER_AGGREGATION_SIZE',
+                                                          '45'))))
+
+    def create_state(self, index, weight):
+        def zeros():
+            return nd.zeros(weight.shape, weight.context, dtype=weight.dtype, stype=weight.stype)
+        return (zeros(), zeros())  # mean, var
+
+    @accepts_lists
+    def update(self, index, weight, grad, state):
+        """Update ``weight`` and its state ``(mean, var)`` in place."""
+        self._update(index, weight, grad, state, model_weight=weight)
+
+    def update_multi_precision(self, index, weight, grad, state):
+        """As :meth:`update`, going through the float32 master copies of float16 weights.
+
+        As MXNet's ``multi_mp_lamb_update``, the trust ratio's ``||w||`` is measured on
+        the float16 weight; everything else runs on the master copy.
+        """
+        if isinstance(index, (list, tuple)):
+            for i, w, g, s in zip(index, weight, grad, state):
+                self.update_multi_precision(i, w, g, s)
+        elif self.multi_precision and weight.dtype == np.float16:
+            master, moments = state
+            self._update(index, master, grad.astype(np.float32), moments, model_weight=weight)
+            nd.cast(master, dtype=weight.dtype, out=weight)
+        else:
+            self.update(index, weight, grad, state)
+
+    def _update(self, index, weight, grad, state, model_weight):
+        """One tensor's update; ``model_weight`` is the weight whose norm enters the
+        trust ratio (``weight`` itself, or the float16 weight of a master copy)."""
+        self._update_count(index)
+        lr = self._get_lr(index)
+        wd = self._get_wd(index)
+        t = self._index_update_count[index]
+        mean, var = state
+
+        # Scalars reach MXNet's kernels in the weight's precision.
+        scalar = np.dtype(weight.dtype).type
+        clip = _kernel_clip(self.clip_gradient)
+        direction = lamb_direction(
+            weight, grad.tostype('default'), mean, var, beta1=scalar(self.beta1),
+            beta2=scalar(self.beta2), epsilon=scalar(self.epsilon), t=t,
+            bias_correction=self.bias_correction, wd=scalar(wd),
+            rescale_grad=scalar(self.rescale_grad),
+            clip_gradient=None if clip is None else scalar(clip))
+        # As MXNet, a bound of 0 (falsy) is no bound.
+        lamb_step(weight, direction, scalar(lr), lower_bound=self.lower_bound or None,
+                  upper_bound=self.upper_bound or None, weight_norm=l2norm(model_weight))

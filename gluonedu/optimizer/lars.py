@@ -1,0 +1,259 @@
+"""LARS (Layer-wise Adaptive Rate Scaling), as MXNet 1.9.1's.
+
+From You, Gitman & Ginsburg, *Large Batch Training of Convolutional Networks*
+(https://arxiv.org/abs/1708.03888). LARS is SGD with momentum whose learning rate is
+rescaled per layer (per parameter tensor) by a *trust ratio*::
+
+    lr_layer = lr * eta * ||w|| / (||rescale_grad * grad|| + wd * ||w|| + eps)
+
+so that each layer's step is a fixed fraction ``eta`` of its own norm, however large
+the batch. Biases and normalisation parameters (names ending in ``gamma``, ``beta`` or
+``bias``) keep the plain learning rate.
+
+The step itself is SGD's; we reuse the SGD kernels of :mod:`.sgd`. MXNet runs dense
+groups through its fused multi-tensor kernels (``multi_sum_sq`` + ``multi_lars`` +
+``preloaded_multi_sgd_*``) and row-sparse ones through ``sgd_update``/``sgd_mom_update``
+(lazy when ``lazy_update``); both compute the same trust ratio.
+"""
+import os
+import warnings
+
+import numpy as np
+
+from .. import ndarray as nd
+from .optimizer import Optimizer, register, check_hyperparameter
+from .sgd import sgd_momentum_step, sgd_plain_step, lazy_rows
+
+__all__ = ['LARS']
+
+_NO_LARS_SUFFIXES = ('gamma', 'beta', 'bias')
+
+
+def _kernel_clip(clip_gradient):
+    """The clip bound the kernels use, or None (MXNet passes it only when truthy and > 0)."""
+    if clip_gradient is None or not clip_gradient > 0:
+        return None
+    return clip_gradient
+
+
+def _sum_of_squares(array, square_in_float32):
+    """Σ array² (row-sparse: over its stored rows), summed in float64.
+
+    MXNet's fused path (``multi_sum_sq``) squares in the array's own dtype — float16
+    squares are rounded to float16 — its one-tensor path casts to float32 first.
+    """
+    values = array.data if array.stype == 'row_sparse' else array
+    if square_in_float32:
+        values = values.astype(np.float32)
+    return (values * values).asnumpy().astype(np.float64).sum()
+
+
+@register
+class LARS(Optimizer):
+    """SGD with momentum and a layer-wise adaptive learning rate (LARS).
+
+    For each parameter tensor with weight ``w`` and gradient ``grad``::
+
+        w_norm = ||w||;  g_norm = ||rescale_grad * grad||
+        if the name ends in gamma/beta/bias, or w_norm == 0, or g_norm == 0:
+            lr_layer = lr
+        else:
+            lr_layer = lr * eta * w_norm / (g_norm + wd * w_norm + eps)
+        g   = clip(rescale_grad * grad, clip_gradient)
+        mom = momentum_t * mom - lr_layer * wd * w - lr_layer * g      (no state if 0)
+        w   = w + mom
+
+    ``lr`` includes ``lr_mult``. With ``momentum_correction``, ``momentum_t = momentum *
+    lr_now / lr_before``, where the two are the scheduler's learning rates at this call
+    and at the previous call of the optimizer (Goyal et al., 2017), so a learning-rate
+    drop does not leave a too-large momentum behind.
+
+    Weight decay is applied only to names ending in ``_weight`` when ``param_idx2name``
+    is given (``_gamma`` is not decayed, unlike the base class).
+
+    **Multi-tensor calls.** ``update`` takes lists; as MXNet, one call reads the
+    learning rate (and advances the momentum correction) once for the whole list. The
+    Updater passes ``aggregate_num`` tensors per call (``MXNET_OPTIMIZER_AGGREGATION_SIZE``,
+    default 4).
+
+    **Row-sparse gradients.** With ``lazy_update=True`` only the rows in
+    ``grad.indices`` are updated (weight and momentum, weight decay included);
+    otherwise the gradient counts as the dense array it stands for. The trust ratio
+    uses the whole gradient either way.
+
+    Parameters
+    ----------
+    momentum : float, default 0.0
+        Decay of the momentum buffer (>= 0).
+    lazy_update : bool, default True
+        Update only the rows present in a row-sparse gradient.
+    eta : float, default 0.001
+        The LARS coefficient (>= 0).
+    eps : float, default 0
+        Added to the trust ratio's denominator (>= 0).
+    momentum_correction : bool, default True
+        Scale the momentum by the scheduler's learning-rate ratio.
+    **kwargs
+        Passed to :class:`Optimizer` (``learning_rate``, ``wd``, ``multi_precision``, ...).
+
+    The state is the momentum (None when ``momentum == 0``). With ``multi_precision=True``
+    a float16 weight's state is ``(momentum or None, weight_fp32)`` — SGD's order. The
+    trust ratio is then measured on the float16 weight, as MXNet does.
+    """
+
+    state_names = ('momentum',)
+    master_copy_first = False
+
+    def __init__(self, momentum=0.0, lazy_update=True, eta=0.001, eps=0,
+                 momentum_correction=True, **kwargs):
+        # MXNet silently ignores a negative momentum; we say so instead.
+        check_hyperparameter('momentum', momentum, low=0)
+        check_hyperparameter('eta', eta, low=0)
+        check_hyperparameter('eps', eps, low=0)
+        super().__init__(**kwargs)
+        self.momentum = momentum
+        self.momentum_correction = momentum_correction
+        self.lazy_update = lazy_update
+        self.aggregate_num = int(os.getenv('MXNET_OPTIMIZER_AGGREGATION_SIZE', '4'))
+        self.eta = eta
+        self.eps = eps
+        self.skip = 0          # kept for MXNet compatibility (unused there too)
+        self.last_lr = None    # the scheduler's lr at the previous call
+        self.cur_lr = None     # ... and at this call
+
+    # ------------------------------------------------------------------ lr and wd
+    def _get_lrs(self, indices):
+        """As the base class, also remembering the previous and current base lr.
+
+        Every call shifts ``cur_lr`` into ``last_lr``: the momentum correction compares
+        the learning rate of consecutive optimizer calls.
+        """
+        if self.cur_lr is not None:
+            self.last_lr = self.cur_lr
+        lr = self.lr_scheduler(self.num_update) if self.lr_scheduler is not None else self.lr
+        if self.cur_lr is None:
+            self.last_lr = lr
+        self.cur_lr = lr
+        return [lr * self._mult(index, self.lr_mult, 'lr_mult') for index in indices]
+
+    def set_wd_mult(self, args_wd_mult):
+        """Set weight-decay multipliers; named parameters not ending in ``_weight`` get 0."""
+        self.wd_mult = {}
+        for name in self.idx2name.values():
+            if not name.endswith('_weight'):
+                self.wd_mult[name] = 0.0
+        self.wd_mult.update(args_wd_mult)
+
+    def _layer_lr(self, index, weight, grad, lr, wd, fused):
+        """``lr`` scaled by the trust ratio (unchanged for gamma/beta/bias parameters).
+
+        ``fused``: compute it as MXNet's fused kernels do (``multi_sum_sq`` then
+        ``multi_lars``, in float32); otherwise as its one-tensor path does.
+        """
+        name = self.idx2name.get(index, str(index))
+        if name.endswith(_NO_LARS_SUFFIXES):
+            return lr
+        w_sum_sq = _sum_of_squares(weight, square_in_float32=not fused)
+        g_sum_sq = _sum_of_squares(grad, square_in_float32=not fused)
+        if fused:
+            f32 = np.float32
+            w_norm = np.sqrt(f32(w_sum_sq))
+            g_norm = np.sqrt(f32(g_sum_sq)) * f32(abs(self.rescale_grad))
+            if w_norm > 0 and g_norm > 0:
+                return f32(lr) * (f32(self.eta) * w_norm /
+                                  (g_norm + f32(wd) * w_norm + f32(self.eps)))
+            return f32(lr)
+        w_norm = float(np.float32(np.sqrt(w_sum_sq)))
+        g_norm = float(np.float32(np.sqrt(g_sum_sq))) * abs(self.rescale_grad)
+        if w_norm > 0.0 and g_norm > 0.0:
+            return lr * self.eta * w_norm / (g_norm + wd * w_norm + self.eps)
+        return lr
+
+    def _momentum_now(self):
+        """The momentum for this call, corrected for a learning-rate change."""
+        if self.momentum_correction and self.last_lr != 0:
+            return self.momentum * (self.cur_lr / self.last_lr)
+        return self.momentum
+
+    # ------------------------------------------------------------------ states
+    def create_state(self, index, weight):
+        if self.momentum == 0.0:
+            return None
+        stype = weight.stype if self.lazy_update else 'default'
+        return nd.zeros(weight.shape, weight.context, dtype=weight.dtype, stype=stype)
+
+    def create_state_multi_precision(self, index, weight):
+        if self.multi_precision and weight.dtype == np.float16:
+            master = weight.astype(np.float32)
+            return (self.create_state(index, master), master)
+        if weight.dtype == np.float16 and not self.multi_precision:
+            warnings.warn("Accumulating with float16 in optimizer can lead to poor accuracy or "
+                          "slow convergence. Consider using multi_precision=True option of "
+                          "the LARS optimizer", stacklevel=2)
+        return self.create_state(index, weight)
+
+    # ------------------------------------------------------------------ updates
+    def update(self, index, weight, grad, state):
+        """Update one weight, or lists of them, in place (float16 weights in float16)."""
+        self._update_impl(index, weight, grad, state, multi_precision=False)
+
+    def update_multi_precision(self, index, weight, grad, state):
+        """As :meth:`update`, going through the float32 master copies of float16 weights."""
+        first = weight[0] if isinstance(index, (list, tuple)) else weight
+        use_master = self.multi_precision and first.dtype == np.float16
+        self._update_impl(index, weight, grad, state, multi_precision=use_master)
+
+    def _update_impl(self, indices, weights, grads, states, multi_precision):
+        if not isinstance(indices, (list, tuple)):
+            indices, weights, grads, states = [indices], [weights], [grads], [states]
+        # MXNet's fused kernels take dense arrays only: one row-sparse array sends the
+        # whole call through the one-tensor kernels.
+        fused = all(w.stype == 'default' and g.stype == 'default'
+                    for w, g in zip(weights, grads))
+        self._update_count(indices)
+        lrs = self._get_lrs(indices)
+        wds = self._get_wds(indices)
+        momentum = self._momentum_now() if self.momentum > 0 else 0.0
+
+        # All trust ratios are measured before any weight moves.
+        layer_lrs = [self._layer_lr(i, w, g, lr, wd, fused)
+                     for i, w, g, lr, wd in zip(indices, weights, grads, lrs, wds)]
+        for weight, grad, state, lr, wd in zip(weights, grads, states, layer_lrs, wds):
+            if multi_precision:
+                mom, master = state
+                self._sgd_step(master, grad.astype(np.float32), mom, lr, wd, momentum,
+                               fused, sparse_ok=False)
+                nd.cast(master, dtype=weight.dtype, out=weight)
+            else:
+                self._sgd_step(weight, grad, state, lr, wd, momentum, fused, sparse_ok=True)
+
+    def _sgd_step(self, weight, grad, mom, lr, wd, momentum, fused, sparse_ok):
+        """The SGD kernel MXNet runs for one tensor at its layer-wise learning rate.
+
+        ``sparse_ok`` is False for the multi-precision kernels, which have no row-sparse
+        version: MXNet densifies the gradient for them.
+        """
+        if weight.stype != 'default':
+            raise NotImplementedError(
+                "LARS updates dense weights; this weight is %s. Convert it with "
+                "weight.tostype('default')" % weight.stype)
+        # Scalars reach the kernels in the precision they compute in.
+        scalar = np.dtype(weight.dtype).type
+        lr, wd, momentum, rescale = (scalar(v) for v in (lr, wd, momentum, self.rescale_grad))
+        clip = _kernel_clip(self.clip_gradient)
+        clip = None if clip is None else scalar(clip)
+
+        if grad.stype == 'row_sparse' and sparse_ok and self.lazy_update:
+            if mom is not None:
+                lazy_rows(lambda w, m, g: sgd_momentum_step(w, g, m, lr, wd, momentum,
+                                                            rescale, clip), grad, weight, mom)
+            else:
+                lazy_rows(lambda w, g: sgd_plain_step(w, g, lr, wd, rescale, clip),
+                          grad, weight)
+            return
+        grad = grad.tostype('default')
+        if mom is not None or fused:
+            # sgd_mom_update, or the fused kernel (momentum form, zero buffer if none).
+            sgd_momentum_step(weight, grad, mom, lr, wd, momentum, rescale, clip)
+        else:
+            sgd_plain_step(weight, grad, lr, wd, rescale, clip)

@@ -1,0 +1,98 @@
+"""Nadam: Adam with Nesterov momentum (Dozat, 2016), as MXNet 1.9.1's Python Nadam."""
+from .. import ndarray as nd
+from .optimizer import Optimizer, register, accepts_lists, check_hyperparameter
+
+__all__ = ['Nadam']
+
+
+@register
+class Nadam(Optimizer):
+    """The Nesterov-accelerated Adam optimizer with a warming momentum schedule.
+
+    At update ``t`` (counted per index) a weight ``w`` with gradient ``g``, mean ``m``
+    and variance ``v`` is updated by::
+
+        g       = clip(rescale_grad * g + wd * w, clip_gradient)
+        mu_t    = beta1 * (1 - 0.5 * 0.96**(t * schedule_decay))
+        mu_next = beta1 * (1 - 0.5 * 0.96**((t + 1) * schedule_decay))
+        m_schedule = m_schedule * mu_t
+        m       = beta1 * m + (1 - beta1) * g
+        v       = beta2 * v + (1 - beta2) * g**2
+        g_hat   = g / (1 - m_schedule)
+        m_hat   = m / (1 - m_schedule * mu_next)
+        v_hat   = v / (1 - beta2**t)
+        m_bar   = (1 - mu_t) * g_hat + mu_next * m_hat
+        w       = w - lr * m_bar / (sqrt(v_hat) + epsilon)
+
+    ``m_schedule`` (the product of the momentum coefficients so far) is one number kept
+    on the optimizer, as in MXNet — not one per parameter: every update of *any* index
+    multiplies it. With several parameters it therefore advances once per parameter per
+    step; we keep MXNet's behaviour so that results (and saved optimizers) agree.
+    A row-sparse gradient is used as the dense gradient it stands for.
+
+    Parameters
+    ----------
+    learning_rate : float, default 0.001
+    beta1 : float, default 0.9
+        Momentum coefficient (scaled by the schedule), in [0, 1).
+    beta2 : float, default 0.999
+        Decay rate of the second moment, in [0, 1).
+    epsilon : float, default 1e-8
+        Added to ``sqrt(v_hat)`` to avoid division by zero; must be >= 0.
+    schedule_decay : float, default 0.004
+        How fast the momentum warms up towards ``beta1``.
+    **kwargs
+        Passed to :class:`Optimizer` (``wd``, ``rescale_grad``, ``clip_gradient``, ...).
+
+    State: ``(mean, var)``, zeros of the weight's shape and dtype; plus the shared
+    ``m_schedule`` attribute (starting at 1.0).
+    """
+
+    state_names = ('mean', 'var')
+
+    def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-8,
+                 schedule_decay=0.004, **kwargs):
+        check_hyperparameter('beta1', beta1, low=0, high=1, high_open=True)
+        check_hyperparameter('beta2', beta2, low=0, high=1, high_open=True)
+        check_hyperparameter('epsilon', epsilon, low=0)
+        check_hyperparameter('schedule_decay', schedule_decay)
+        super().__init__(learning_rate=learning_rate, **kwargs)
+        self.beta1 = beta1
+        self.beta2 = beta2
+        self.epsilon = epsilon
+        self.schedule_decay = schedule_decay
+        self.m_schedule = 1.
+
+    def create_state(self, index, weight):
+        mean = nd.zeros(weight.shape, weight.context, dtype=weight.dtype)
+        var = nd.zeros(weight.shape, weight.context, dtype=weight.dtype)
+        return (mean, var)
+
+    @accepts_lists
+    def update(self, index, weight, grad, state):
+        self._update_count(index)
+        lr = self._get_lr(index)
+        wd = self._get_wd(index)
+        t = self._index_update_count[index]
+
+        if grad.stype == 'row_sparse':
+            grad = grad.tostype('default')
+        grad = grad * self.rescale_grad + wd * weight
+        if self.clip_gradient is not None:
+            grad = nd.clip(grad, -self.clip_gradient, self.clip_gradient)
+
+        # The warming momentum schedule (plain Python floats, as in MXNet).
+        momentum_t = self.beta1 * (1. - 0.5 * 0.96 ** (t * self.schedule_decay))
+        momentum_next = self.beta1 * (1. - 0.5 * 0.96 ** ((t + 1) * self.schedule_decay))
+        self.m_schedule = self.m_schedule * momentum_t
+        m_schedule_next = self.m_schedule * momentum_next
+
+        mean, var = state
+        mean[:] = self.beta1 * mean + (1. - self.beta1) * grad
+        var[:] = self.beta2 * var + (1. - self.beta2) * grad * grad
+
+        grad_hat = grad / (1. - self.m_schedule)
+        mean_hat = mean / (1. - m_schedule_next)
+        var_hat = var / (1. - self.beta2 ** t)
+        mean_bar = (1. - momentum_t) * grad_hat + momentum_next * mean_hat
+        weight[:] = weight - lr * mean_bar / (nd.sqrt(var_hat) + self.epsilon)

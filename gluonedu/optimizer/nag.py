@@ -1,0 +1,126 @@
+"""Nesterov accelerated gradient, as MXNet 1.9.1's ``nag_mom_update`` kernel computes it."""
+import warnings
+
+import numpy as np
+
+from .. import ndarray as nd
+from .optimizer import Optimizer, register, accepts_lists, check_hyperparameter
+from .sgd import _kernel_clip, _scalars, lazy_rows, sgd_plain_step
+
+__all__ = ['NAG']
+
+
+def nag_momentum_step(weight, grad, mom, lr, wd, momentum, rescale_grad, clip_gradient):
+    """The ``nag_mom_update`` kernel, in place, on dense arrays of one dtype.
+
+    With ``s = clip(rescale_grad * grad, clip_gradient)``::
+
+        m   = momentum * mom
+        w'  = w - m + (1 + momentum) * (m - lr * (s + wd * w))
+        mom = m - lr * (s + wd * w')
+
+    The momentum's weight-decay term reads the *updated* weight ``w'``: MXNet's kernel
+    writes the weight in place before it computes the momentum (both in
+    ``nag_mom_update`` with ``out=weight``, as the optimizer calls it, and in
+    ``mp_nag_mom_update``). We reproduce that; see docs/divergences.md.
+    """
+    scaled = rescale_grad * grad
+    if clip_gradient is not None:
+        scaled = nd.clip(scaled, -clip_gradient, clip_gradient)
+    decayed_mom = momentum * mom
+    weight[:] = weight - decayed_mom + (momentum + 1) * (decayed_mom - lr * (scaled + wd * weight))
+    mom[:] = decayed_mom - lr * (scaled + wd * weight)  # weight is already the new one
+
+
+@register
+class NAG(Optimizer):
+    """Nesterov accelerated gradient: SGD that looks one momentum step ahead.
+
+    For a weight ``w`` with gradient ``g``::
+
+        s   = clip(rescale_grad * g, clip_gradient)
+        w'  = w + momentum * (momentum * mom - lr * (s + wd * w)) - lr * (s + wd * w)
+        mom = momentum * mom - lr * (s + wd * w')
+
+    That is Nesterov's rule ``mom = momentum * mom - lr * d; w = w + momentum * mom -
+    lr * d`` with ``d = s + wd * w``, except that — as in MXNet 1.9.1's kernel — the
+    momentum's weight-decay term sees the updated weight ``w'``. As in MXNet the buffer
+    holds the (negative) step, learning rate included; MXNet's docstring writes the rule
+    with ``state = -mom / lr``. Without momentum
+    this is plain SGD (``w = (1 - lr*wd) * w - lr * clip(rescale_grad * g)``), and then —
+    as MXNet — a row-sparse gradient updates only its rows. With momentum a row-sparse
+    gradient counts as the dense array it stands for.
+
+    Parameters
+    ----------
+    momentum : float, default 0.0
+        Decay of the momentum buffer, >= 0. With 0 there is no state.
+    multi_precision : bool, default False
+        Keep a float32 master copy of float16 weights. The state is then
+        ``(momentum or None, weight_fp32)`` — NAG's own order, as MXNet.
+    **kwargs
+        Passed to :class:`Optimizer` (``learning_rate``, ``wd``, ``rescale_grad``, ...).
+    """
+
+    state_names = ('momentum',)
+    master_copy_first = False
+
+    def __init__(self, momentum=0.0, **kwargs):
+        check_hyperparameter('momentum', momentum, low=0)
+        super().__init__(**kwargs)
+        self.momentum = momentum
+
+    def create_state(self, index, weight):
+        if self.momentum == 0.0:
+            return None
+        return nd.zeros(weight.shape, weight.context, dtype=weight.dtype)
+
+    def create_state_multi_precision(self, index, weight):
+        if self.multi_precision and weight.dtype == np.float16:
+            master = weight.astype(np.float32)
+            return (self.create_state(index, master), master)
+        if weight.dtype == np.float16 and not self.multi_precision:
+            warnings.warn("Accumulating with float16 in optimizer can lead to poor accuracy or "
+                          "slow convergence. Consider using multi_precision=True option of "
+                          "the NAG optimizer", stacklevel=2)
+        return self.create_state(index, weight)
+
+    @accepts_lists
+    def update(self, index, weight, grad, state):
+        """Update ``weight`` in place (float16 weights in float16)."""
+        self._update_impl(index, weight, grad, state, multi_precision=False)
+
+    @accepts_lists
+    def update_multi_precision(self, index, weight, grad, state):
+        """As :meth:`update`, through the float32 master copy of a float16 weight."""
+        use_master = (self.multi_precision and weight.dtype == np.float16
+                      and isinstance(state, (tuple, list)))
+        self._update_impl(index, weight, grad, state, multi_precision=use_master)
+
+    def _update_impl(self, index, weight, grad, state, multi_precision):
+        self._update_count(index)
+        lr = self._get_lr(index)
+        wd = self._get_wd(index)
+        if multi_precision:
+            mom, master = state
+            # mp_nag_mom_update / mp_sgd_update: no row-sparse version, so dense.
+            self._step(master, grad.astype(np.float32).tostype('default'), mom, lr, wd)
+            nd.cast(master, dtype=weight.dtype, out=weight)
+        else:
+            self._step(weight, grad, state, lr, wd)
+
+    def _step(self, weight, grad, mom, lr, wd):
+        dtype = weight.dtype
+        lr, wd, momentum, rescale = _scalars(dtype, lr, wd, self.momentum, self.rescale_grad)
+        clip = _kernel_clip(self.clip_gradient, dtype)
+        if mom is None:
+            # MXNet calls sgd_update here, whose lazy_update defaults to True.
+            if grad.stype == 'row_sparse':
+                lazy_rows(lambda w, g: sgd_plain_step(w, g, lr, wd, rescale, clip), grad, weight)
+            else:
+                sgd_plain_step(weight, grad, lr, wd, rescale, clip)
+            return
+        if grad.stype == 'row_sparse':
+            grad = grad.tostype('default')
+        # A momentum of exactly 0 never gets here (no state); MXNet would pass 0 anyway.
+        nag_momentum_step(weight, grad, mom, lr, wd, momentum, rescale, clip)

@@ -1,0 +1,319 @@
+"""The Optimizer base class and the registry of optimizers (MXNet 1.9.1 semantics).
+
+An optimizer turns a gradient into a weight update. It is called per parameter, with
+the parameter's *index* (an int, or a name), and keeps per-index counters so that
+time-dependent rules (Adam's bias correction, schedules) see the right step. What it
+needs to remember between steps (momentum, moment estimates, ...) lives in a *state*
+object that :meth:`Optimizer.create_state` makes and the :class:`~.updater.Updater`
+stores.
+
+Every built-in optimizer reads a common preamble from this base class:
+
+* the learning rate of index ``i`` is ``lr(num_update) * lr_mult[i]``, where
+  ``lr(n)`` comes from ``lr_scheduler`` if one is set, and ``lr_mult`` from the Parameter
+  (via ``param_dict``), from :meth:`set_lr_mult`, or 1;
+* the weight decay of index ``i`` is ``wd * wd_mult[i]`` alike — when
+  ``param_idx2name`` is given, names not ending in ``_weight`` or ``_gamma`` get
+  ``wd_mult = 0`` (biases are not decayed);
+* the gradient is first multiplied by ``rescale_grad`` (the Trainer sets 1/batch_size)
+  and, if ``clip_gradient`` is set, clipped to [-clip_gradient, clip_gradient].
+"""
+import functools
+import numbers
+import warnings
+
+import numpy as np
+
+from .. import ndarray as nd
+from ..lr_scheduler import LRScheduler
+
+__all__ = ['Optimizer', 'register', 'create', 'accepts_lists', 'check_hyperparameter']
+
+
+class Optimizer:
+    """The base class of all optimizers.
+
+    Parameters
+    ----------
+    rescale_grad : float, default 1.0
+        Multiplies the gradient before anything else (the Trainer sets 1/batch_size).
+    param_idx2name : dict of int -> str, optional
+        Names of the indices; biases (names not ending in ``_weight``/``_gamma``) then
+        get no weight decay.
+    wd : float, default 0.0
+        Weight decay (L2 penalty) coefficient.
+    clip_gradient : float, optional
+        Clip the rescaled gradient to [-clip_gradient, clip_gradient].
+    learning_rate : float, optional
+        Overrides the scheduler's base_lr if both are given; 0.01 if neither is.
+    lr_scheduler : LRScheduler, optional
+        Gives the learning rate as a function of the number of updates.
+    sym : accepted for compatibility (gluonedu has no symbols).
+    begin_num_update : int, default 0
+        The update count to start from.
+    multi_precision : bool, default False
+        Keep a float32 master copy of float16 weights and update that.
+    param_dict : dict of index -> Parameter, optional
+        Parameters whose ``lr_mult``/``wd_mult`` are read live at every update.
+    """
+    opt_registry = {}
+
+    def __init__(self, rescale_grad=1., param_idx2name=None, wd=0., clip_gradient=None,
+                 learning_rate=None, lr_scheduler=None, sym=None, begin_num_update=0,
+                 multi_precision=False, param_dict=None):
+        if lr_scheduler is not None and not isinstance(lr_scheduler, LRScheduler):
+            raise TypeError("lr_scheduler must be an mx.lr_scheduler.LRScheduler (e.g. "
+                            "FactorScheduler(step=100)), got %s" % type(lr_scheduler).__name__)
+        if learning_rate is not None:
+            check_hyperparameter('learning_rate', learning_rate, low=0)
+        self.rescale_grad = rescale_grad
+        self.lr_scheduler = lr_scheduler
+        if lr_scheduler is None and learning_rate is None:
+            learning_rate = 0.01
+        self.lr = learning_rate
+        if lr_scheduler is not None and learning_rate is not None and \
+                lr_scheduler.base_lr != learning_rate:
+            # MXNet prints (rather than warns) this; a real warning is easier to see and filter.
+            warnings.warn("learning rate from ``lr_scheduler`` has been overwritten by "
+                          "``learning_rate`` in optimizer.", UserWarning, stacklevel=2)
+            lr_scheduler.base_lr = learning_rate
+        self.wd = wd
+        self.lr_mult = {}
+        self.wd_mult = {}
+        self.begin_num_update = begin_num_update
+        self.num_update = begin_num_update
+        self._all_index_update_counts = {0: {}}
+        self._index_update_count = self._all_index_update_counts[0]
+        self.clip_gradient = clip_gradient
+        self.multi_precision = multi_precision
+        self.aggregate_num = 0
+        if param_idx2name is None:
+            param_idx2name = {}
+        if not isinstance(param_idx2name, dict):
+            raise AssertionError("param_idx2name should be a dict of param indexes to names.")
+        self.idx2name = param_idx2name.copy()
+        self.sym_info = ()
+        self.param_dict = param_dict if param_dict else {}
+        self.set_lr_mult({})
+        self.set_wd_mult({})
+
+    # ------------------------------------------------------------------ registry
+    @staticmethod
+    def register(klass):
+        """Register an Optimizer subclass under its lower-cased class name (a decorator)."""
+        if not isinstance(klass, type):
+            raise TypeError("register() expects an Optimizer class, got %r" % (klass,))
+        name = klass.__name__.lower()
+        if name in Optimizer.opt_registry:
+            old = Optimizer.opt_registry[name]
+            warnings.warn('New optimizer %s.%s is overriding existing optimizer %s.%s'
+                          % (klass.__module__, klass.__name__, old.__module__, old.__name__),
+                          stacklevel=2)
+        Optimizer.opt_registry[name] = klass
+        return klass
+
+    @staticmethod
+    def create_optimizer(name, **kwargs):
+        """An instance of the optimizer registered as ``name`` (case-insensitive)."""
+        klass = Optimizer.opt_registry.get(str(name).lower())
+        if klass is None:
+            raise ValueError("Cannot find optimizer %r. Registered optimizers: %s. Register "
+                             "your own with @mx.optimizer.register."
+                             % (name, ', '.join(sorted(Optimizer.opt_registry))))
+        return klass(**kwargs)
+
+    # ------------------------------------------------------------------ learning rate
+    @property
+    def learning_rate(self):
+        """The current learning rate (from the scheduler, if one is set)."""
+        if self.lr_scheduler is not None:
+            return self.lr_scheduler(self.num_update)
+        return self.lr
+
+    def set_learning_rate(self, lr):
+        """Set the learning rate. Not allowed when an lr_scheduler drives it.
+
+        As in MXNet, that case raises ``UserWarning`` (as an exception).
+        """
+        if self.lr_scheduler is not None:
+            raise UserWarning("LRScheduler of the optimizer has already been defined. "
+                              "set_learning_rate can change the learning rate only when the "
+                              "optimizer has no LRScheduler; change the scheduler's base_lr "
+                              "instead.")
+        check_hyperparameter('learning_rate', lr, low=0)
+        self.lr = lr
+
+    def set_lr_scale(self, args_lrscale):
+        """[Deprecated] Use :meth:`set_lr_mult`."""
+        raise DeprecationWarning("set_lr_scale is deprecated: use set_lr_mult")
+
+    def set_lr_mult(self, args_lr_mult):
+        """Set learning-rate multipliers by parameter name or index."""
+        self.lr_mult = {}
+        self.lr_mult.update(args_lr_mult)
+
+    def set_wd_mult(self, args_wd_mult):
+        """Set weight-decay multipliers by parameter name or index.
+
+        Names from ``param_idx2name`` not ending in ``_weight`` or ``_gamma`` default to 0.
+        """
+        self.wd_mult = {}
+        for name in self.idx2name.values():
+            if not (name.endswith('_weight') or name.endswith('_gamma')):
+                self.wd_mult[name] = 0.0
+        self.wd_mult.update(args_wd_mult)
+
+    # ------------------------------------------------------------------ counters
+    def _set_current_context(self, device_id):
+        """Count updates separately per device (one updater per context)."""
+        if device_id not in self._all_index_update_counts:
+            self._all_index_update_counts[device_id] = {}
+        self._index_update_count = self._all_index_update_counts[device_id]
+
+    def _update_count(self, index):
+        """Count one more update of ``index`` (or of each index of a list)."""
+        for idx in (index if isinstance(index, (list, tuple)) else [index]):
+            if idx not in self._index_update_count:
+                self._index_update_count[idx] = self.begin_num_update
+            self._index_update_count[idx] += 1
+            self.num_update = max(self._index_update_count[idx], self.num_update)
+
+    def _get_lrs(self, indices):
+        """Learning rates of ``indices``: scheduled (or fixed) lr times each lr_mult."""
+        lr = self.lr_scheduler(self.num_update) if self.lr_scheduler is not None else self.lr
+        return [lr * self._mult(index, self.lr_mult, 'lr_mult') for index in indices]
+
+    def _get_lr(self, index):
+        return self._get_lrs([index])[0]
+
+    def _get_wds(self, indices):
+        """Weight decays of ``indices``: wd times each wd_mult."""
+        return [self.wd * self._mult(index, self.wd_mult, 'wd_mult') for index in indices]
+
+    def _get_wd(self, index):
+        return self._get_wds([index])[0]
+
+    def _mult(self, index, mults, attr):
+        if index in self.param_dict:
+            return getattr(self.param_dict[index], attr)
+        if index in mults:
+            return mults[index]
+        if index in self.idx2name:
+            return mults.get(self.idx2name[index], 1.0)
+        return 1.0
+
+    # ------------------------------------------------------------------ states & updates
+    def create_state(self, index, weight):
+        """The state (e.g. momentum) ``update`` needs for ``weight``; None if none."""
+        return None
+
+    def create_state_multi_precision(self, index, weight):
+        """As :meth:`create_state`, plus a float32 master copy for float16 weights.
+
+        With ``multi_precision=True`` a float16 weight gets the state
+        ``(weight_fp32, create_state(index, weight_fp32))``. Without it, float16 weights
+        are updated in float16, with a warning.
+        """
+        if self.multi_precision and weight.dtype == np.float16:
+            master = weight.astype(np.float32)
+            return (master, self.create_state(index, master))
+        if weight.dtype == np.float16 and not self.multi_precision:
+            warnings.warn("Accumulating with float16 in optimizer can lead to poor accuracy or "
+                          "slow convergence. Consider using multi_precision=True option of "
+                          "the optimizer", stacklevel=2)
+        return self.create_state(index, weight)
+
+    def update(self, index, weight, grad, state):
+        """Update ``weight`` in place from ``grad`` and ``state``.
+
+        ``index``, ``weight``, ``grad`` and ``state`` may also be lists (one entry per
+        parameter) for the built-in optimizers.
+        """
+        raise NotImplementedError("%s must implement update(index, weight, grad, state)"
+                                  % type(self).__name__)
+
+    def update_multi_precision(self, index, weight, grad, state):
+        """Update, going through the float32 master copy for float16 weights."""
+        if isinstance(index, (list, tuple)):
+            for i, w, g, s in zip(index, weight, grad, state):
+                self.update_multi_precision(i, w, g, s)
+            return
+        if self.multi_precision and weight.dtype == np.float16:
+            master, inner_state = state
+            self.update(index, master, grad.astype(np.float32), inner_state)
+            nd.cast(master, dtype=weight.dtype, out=weight)
+        else:
+            self.update(index, weight, grad, state)
+
+    # ------------------------------------------------------------------ instrumentation
+    #: Names of the parts of a state, in order ('momentum', 'mean', 'var', ...).
+    state_names = ()
+    #: Where multi_precision keeps the float32 master copy: state[0] (the generic
+    #: wrapper) or state[1] (SGD, NAG, LARS, LBSGD, as MXNet).
+    master_copy_first = True
+
+    def named_states(self, state, weight):
+        """``[(name, array)]`` for the arrays of ``weight``'s ``state``, for instrumentation.
+
+        A float32 master copy kept for a float16 weight is named 'weight_fp32'.
+        """
+        if self.multi_precision and weight.dtype == np.float16 and isinstance(state, tuple):
+            master, inner = state if self.master_copy_first else state[::-1]
+            return [('weight_fp32', master)] + self.named_states(inner, master)
+        parts = state if isinstance(state, (tuple, list)) else (state,)
+        if len(parts) != len(self.state_names):
+            return [('state%d' % i, a) for i, a in enumerate(_arrays_in(state))]
+        return [(name, part) for name, part in zip(self.state_names, parts)
+                if isinstance(part, nd.NDArray)]
+
+    # ------------------------------------------------------------------ helpers for subclasses
+    def _rescaled(self, grad):
+        """``clip(grad * rescale_grad, clip_gradient)``: the common first step."""
+        grad = grad * self.rescale_grad
+        if self.clip_gradient is not None:
+            grad = nd.clip(grad, -self.clip_gradient, self.clip_gradient)
+        return grad
+
+    def __repr__(self):
+        return '%s(learning_rate=%r, wd=%r)' % (type(self).__name__, self.learning_rate, self.wd)
+
+
+def _arrays_in(state):
+    """The NDArrays of a (possibly nested) state, in order."""
+    if isinstance(state, nd.NDArray):
+        yield state
+    elif isinstance(state, (tuple, list)):
+        for item in state:
+            yield from _arrays_in(item)
+
+
+def accepts_lists(update_one):
+    """Let an ``update`` written for one tensor also take lists of them.
+
+    MXNet's multi-tensor calls pass lists of indices, weights, grads and states; the
+    readable reference path handles them one parameter at a time.
+    """
+    @functools.wraps(update_one)
+    def update(self, index, weight, grad, state):
+        if isinstance(index, (list, tuple)):
+            for i, w, g, s in zip(index, weight, grad, state):
+                update_one(self, i, w, g, s)
+        else:
+            update_one(self, index, weight, grad, state)
+    return update
+
+
+def check_hyperparameter(name, value, low=None, high=None, low_open=False, high_open=False):
+    """Raise ValueError naming ``name`` unless ``value`` lies in the given interval."""
+    if not isinstance(value, numbers.Real) or isinstance(value, bool):
+        raise ValueError("%s must be a real number, got %r" % (name, value))
+    too_low = low is not None and (value <= low if low_open else value < low)
+    too_high = high is not None and (value >= high if high_open else value > high)
+    if too_low or too_high or value != value:
+        interval = '%s%s, %s%s' % ('(' if low_open else '[', '-inf' if low is None else low,
+                                   'inf' if high is None else high, ')' if high_open else ']')
+        raise ValueError("%s must lie in %s, got %r" % (name, interval, value))
+
+
+register = Optimizer.register
+create = Optimizer.create_optimizer

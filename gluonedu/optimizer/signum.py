@@ -1,0 +1,85 @@
+"""Signum and signSGD (Bernstein et al., 2018), as MXNet 1.9.1's ``signum_update`` and
+``signsgd_update`` kernels compute them."""
+
+from .. import ndarray as nd
+from .optimizer import Optimizer, register, accepts_lists, check_hyperparameter
+from .sgd import _kernel_clip, _scalars
+
+__all__ = ['Signum']
+
+
+@register
+class Signum(Optimizer):
+    """Step by the *sign* of the momentum (Signum) or of the gradient (signSGD).
+
+    With ``momentum > 0`` (Signum), for a weight ``w`` with gradient ``g``::
+
+        g   = clip(rescale_grad * g, clip_gradient) + wd * w
+        mom = momentum * mom - (1 - momentum) * g
+        w   = (1 - lr * wd_lh) * w + lr * sign(mom)
+
+    The buffer holds the *negated* running average, as MXNet's kernel stores it
+    (MXNet's docstring writes ``state = -mom``). ``wd`` joins the gradient (it is
+    averaged into the momentum); ``wd_lh`` decays the weight directly ("decoupled").
+
+    With ``momentum == 0`` (signSGD) there is no state, and MXNet's ``signsgd_update``
+    decays the weight directly with ``wd``::
+
+        w = (1 - lr * wd) * w - lr * sign(clip(rescale_grad * g, clip_gradient))
+
+    (MXNet 1.9.1 fails on ``momentum=0`` with ``wd_lh != 0``; gluonedu decays by
+    ``wd + wd_lh`` there — see docs/divergences.md.)
+
+    Row-sparse gradients count as the dense arrays they stand for.
+
+    Parameters
+    ----------
+    learning_rate : float, default 0.01
+    momentum : float, default 0.9
+        Decay of the running average, >= 0. With 0 the optimizer is signSGD.
+    wd_lh : float, default 0.0
+        Decoupled weight decay (Loshchilov & Hutter), applied outside the sign.
+    **kwargs
+        Passed to :class:`Optimizer` (``wd``, ``rescale_grad``, ``clip_gradient``, ...).
+    """
+
+    state_names = ('momentum',)
+
+    def __init__(self, learning_rate=0.01, momentum=0.9, wd_lh=0.0, **kwargs):
+        check_hyperparameter('momentum', momentum, low=0)
+        super().__init__(learning_rate=learning_rate, **kwargs)
+        self.momentum = momentum
+        self.wd_lh = wd_lh
+
+    def create_state(self, index, weight):
+        if self.momentum == 0.0:
+            return None
+        return nd.zeros(weight.shape, weight.context, dtype=weight.dtype, stype=weight.stype)
+
+    @accepts_lists
+    def update(self, index, weight, grad, state):
+        self._update_count(index)
+        lr = self._get_lr(index)
+        wd = self._get_wd(index)
+        if grad.stype == 'row_sparse':
+            grad = grad.tostype('default')
+
+        dtype = weight.dtype
+        lr, wd, momentum, rescale, wd_lh = _scalars(
+            dtype, lr, wd, self.momentum, self.rescale_grad, self.wd_lh or 0.0)
+        clip = _kernel_clip(self.clip_gradient, dtype)
+        scaled = rescale * grad
+        if clip is not None:
+            scaled = nd.clip(scaled, -clip, clip)
+
+        if state is not None:
+            one_minus_momentum = 1 - momentum
+            if clip is not None:
+                pull = one_minus_momentum * scaled
+            else:  # the kernel multiplies the scalars first
+                pull = (one_minus_momentum * rescale) * grad
+            state[:] = momentum * state - (one_minus_momentum * wd) * weight - pull
+            weight[:] = (1 - lr * wd_lh) * weight + lr * nd.sign(state)
+        else:
+            # signsgd_update: weight decay acts on the weight, not inside the sign.
+            weight[:] = (1 - lr * (wd + wd_lh)) * weight - lr * nd.sign(scaled)

@@ -1,0 +1,90 @@
+"""The Updater: applies an optimizer to indexed weights and keeps their states.
+
+The Trainer (one Updater per context) and the KVStore (when updates run on the store)
+call ``updater(index, grad, weight)``. The first call for an index creates its state
+with ``optimizer.create_state_multi_precision``; later calls pass it back to
+``optimizer.update_multi_precision``.
+"""
+from ..instrument.events import BUS
+from ..ndarray import NDArray
+from .reporting import before_update, report_update
+from .serialization import dumps_states, loads_states
+
+__all__ = ['Updater', 'get_updater']
+
+
+class Updater:
+    """Calls ``optimizer`` on ``(index, grad, weight)`` and stores each index's state.
+
+    Indices, grads and weights may be single values or lists of them. Optimizers
+    with ``aggregate_num > 0`` receive lists of up to that many parameters of one dtype
+    at a time (MXNet's multi-tensor path).
+    """
+
+    def __init__(self, optimizer):
+        self.optimizer = optimizer
+        self.states = {}
+        self.states_synced = {}
+        self.aggregate_updates = optimizer.aggregate_num > 0
+
+    def __call__(self, index, grad, weight):
+        if isinstance(index, (list, tuple)):
+            indices, grads, weights = list(index), list(grad), list(weight)
+        else:
+            indices, grads, weights = [index], [grad], [weight]
+        if weights:
+            self.optimizer._set_current_context(weights[0].context.device_id)
+        for idx, w in zip(indices, weights):
+            if idx not in self.states:
+                self.states[idx] = self.optimizer.create_state_multi_precision(idx, w)
+                self.states_synced[idx] = True
+            elif not self.states_synced[idx]:
+                self.states[idx] = self.sync_state_context(self.states[idx], w.context)
+                self.states_synced[idx] = True
+        before = before_update(weights) if BUS.active else None
+        self._apply(indices, weights, grads)
+        if BUS.active:
+            report_update(self.optimizer, indices, weights, grads,
+                          [self.states[i] for i in indices], before)
+
+    def _apply(self, indices, weights, grads):
+        if not self.aggregate_updates:
+            for idx, w, g in zip(indices, weights, grads):
+                self.optimizer.update_multi_precision(idx, w, g, self.states[idx])
+            return
+        by_dtype = {}
+        for idx, w, g in zip(indices, weights, grads):
+            by_dtype.setdefault(w.dtype, []).append((idx, w, g))
+        size = self.optimizer.aggregate_num
+        for group in by_dtype.values():
+            for start in range(0, len(group), size):
+                chunk = group[start:start + size]
+                self.optimizer.update_multi_precision(
+                    [i for i, _, _ in chunk], [w for _, w, _ in chunk],
+                    [g for _, _, g in chunk], [self.states[i] for i, _, _ in chunk])
+
+    def sync_state_context(self, state, context):
+        """``state`` with every array moved to ``context``."""
+        if isinstance(state, NDArray):
+            return state.as_in_context(context)
+        if isinstance(state, (tuple, list)):
+            synced = [self.sync_state_context(s, context) for s in state]
+            return tuple(synced) if isinstance(state, tuple) else synced
+        return state
+
+    def set_states(self, states):
+        """Restore states (and the optimizer, if it was saved) from :meth:`get_states` bytes."""
+        loaded, optimizer = loads_states(states)
+        self.states = loaded
+        if optimizer is not None:
+            self.optimizer = optimizer
+        self.states_synced = dict.fromkeys(self.states, False)
+
+    def get_states(self, dump_optimizer=False):
+        """The states as bytes (with the optimizer's settings and counters if asked)."""
+        return dumps_states(self.states, self.optimizer if dump_optimizer else None)
+
+
+def get_updater(optimizer):
+    """An :class:`Updater` for ``optimizer`` (a callable ``(index, grad, weight)``)."""
+    return Updater(optimizer)
