@@ -16,13 +16,12 @@ groups through its fused multi-tensor kernels (``multi_sum_sq`` + ``multi_lars``
 (lazy when ``lazy_update``); both compute the same trust ratio.
 """
 import os
-import warnings
 
 import numpy as np
 
 from .. import ndarray as nd
-from .optimizer import Optimizer, register, check_hyperparameter
-from .sgd import sgd_momentum_step, sgd_plain_step, lazy_rows
+from .optimizer import register, check_hyperparameter
+from .sgd import MomentumOptimizer, sgd_momentum_step, sgd_plain_step, lazy_rows
 
 __all__ = ['LARS']
 
@@ -49,7 +48,7 @@ def _sum_of_squares(array, square_in_float32):
 
 
 @register
-class LARS(Optimizer):
+class LARS(MomentumOptimizer):
     """SGD with momentum and a layer-wise adaptive learning rate (LARS).
 
     For each parameter tensor with weight ``w`` and gradient ``grad``::
@@ -100,9 +99,6 @@ class LARS(Optimizer):
     a float16 weight's state is ``(momentum or None, weight_fp32)`` — SGD's order. The
     trust ratio is then measured on the float16 weight, as MXNet does.
     """
-
-    state_names = ('momentum',)
-    master_copy_first = False
 
     def __init__(self, momentum=0.0, lazy_update=True, eta=0.001, eps=0,
                  momentum_correction=True, **kwargs):
@@ -175,37 +171,7 @@ class LARS(Optimizer):
             return self.momentum * (self.cur_lr / self.last_lr)
         return self.momentum
 
-    # ------------------------------------------------------------------ states
-    def create_state(self, index, weight):
-        if self.momentum == 0.0:
-            return None
-        stype = weight.stype if self.lazy_update else 'default'
-        return nd.zeros(weight.shape, weight.context, dtype=weight.dtype, stype=stype)
-
-    def create_state_multi_precision(self, index, weight):
-        if self.multi_precision and weight.dtype == np.float16:
-            master = weight.astype(np.float32)
-            return (self.create_state(index, master), master)
-        if weight.dtype == np.float16 and not self.multi_precision:
-            warnings.warn("Accumulating with float16 in optimizer can lead to poor accuracy or "
-                          "slow convergence. Consider using multi_precision=True option of "
-                          "the LARS optimizer", stacklevel=2)
-        return self.create_state(index, weight)
-
-    # ------------------------------------------------------------------ updates
-    def update(self, index, weight, grad, state):
-        """Update one weight, or lists of them, in place (float16 weights in float16)."""
-        self._update_impl(index, weight, grad, state, multi_precision=False)
-
-    def update_multi_precision(self, index, weight, grad, state):
-        """As :meth:`update`, going through the float32 master copies of float16 weights."""
-        first = weight[0] if isinstance(index, (list, tuple)) else weight
-        use_master = self.multi_precision and first.dtype == np.float16
-        self._update_impl(index, weight, grad, state, multi_precision=use_master)
-
     def _update_impl(self, indices, weights, grads, states, multi_precision):
-        if not isinstance(indices, (list, tuple)):
-            indices, weights, grads, states = [indices], [weights], [grads], [states]
         # MXNet's fused kernels take dense arrays only: one row-sparse array sends the
         # whole call through the one-tensor kernels.
         fused = all(w.stype == 'default' and g.stype == 'default'

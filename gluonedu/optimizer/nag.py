@@ -1,11 +1,10 @@
 """Nesterov accelerated gradient, as MXNet 1.9.1's ``nag_mom_update`` kernel computes it."""
-import warnings
 
 import numpy as np
 
 from .. import ndarray as nd
-from .optimizer import Optimizer, register, accepts_lists, check_hyperparameter
-from .sgd import _kernel_clip, _scalars, lazy_rows, sgd_plain_step
+from .optimizer import register, check_hyperparameter
+from .sgd import MomentumOptimizer, _kernel_clip, _scalars, lazy_rows, sgd_plain_step
 
 __all__ = ['NAG']
 
@@ -33,7 +32,7 @@ def nag_momentum_step(weight, grad, mom, lr, wd, momentum, rescale_grad, clip_gr
 
 
 @register
-class NAG(Optimizer):
+class NAG(MomentumOptimizer):
     """Nesterov accelerated gradient: SGD that looks one momentum step ahead.
 
     For a weight ``w`` with gradient ``g``::
@@ -62,52 +61,23 @@ class NAG(Optimizer):
         Passed to :class:`Optimizer` (``learning_rate``, ``wd``, ``rescale_grad``, ...).
     """
 
-    state_names = ('momentum',)
-    master_copy_first = False
-
     def __init__(self, momentum=0.0, **kwargs):
         check_hyperparameter('momentum', momentum, low=0)
         super().__init__(**kwargs)
         self.momentum = momentum
 
-    def create_state(self, index, weight):
-        if self.momentum == 0.0:
-            return None
-        return nd.zeros(weight.shape, weight.context, dtype=weight.dtype)
-
-    def create_state_multi_precision(self, index, weight):
-        if self.multi_precision and weight.dtype == np.float16:
-            master = weight.astype(np.float32)
-            return (self.create_state(index, master), master)
-        if weight.dtype == np.float16 and not self.multi_precision:
-            warnings.warn("Accumulating with float16 in optimizer can lead to poor accuracy or "
-                          "slow convergence. Consider using multi_precision=True option of "
-                          "the NAG optimizer", stacklevel=2)
-        return self.create_state(index, weight)
-
-    @accepts_lists
-    def update(self, index, weight, grad, state):
-        """Update ``weight`` in place (float16 weights in float16)."""
-        self._update_impl(index, weight, grad, state, multi_precision=False)
-
-    @accepts_lists
-    def update_multi_precision(self, index, weight, grad, state):
-        """As :meth:`update`, through the float32 master copy of a float16 weight."""
-        use_master = (self.multi_precision and weight.dtype == np.float16
-                      and isinstance(state, (tuple, list)))
-        self._update_impl(index, weight, grad, state, multi_precision=use_master)
-
-    def _update_impl(self, index, weight, grad, state, multi_precision):
-        self._update_count(index)
-        lr = self._get_lr(index)
-        wd = self._get_wd(index)
-        if multi_precision:
-            mom, master = state
-            # mp_nag_mom_update / mp_sgd_update: no row-sparse version, so dense.
-            self._step(master, grad.astype(np.float32).tostype('default'), mom, lr, wd)
-            nd.cast(master, dtype=weight.dtype, out=weight)
-        else:
-            self._step(weight, grad, state, lr, wd)
+    def _update_impl(self, indices, weights, grads, states, multi_precision):
+        for index, weight, grad, state in zip(indices, weights, grads, states):
+            self._update_count(index)
+            lr = self._get_lr(index)
+            wd = self._get_wd(index)
+            if multi_precision:
+                mom, master = state
+                # mp_nag_mom_update / mp_sgd_update: no row-sparse version, so dense.
+                self._step(master, grad.astype(np.float32).tostype('default'), mom, lr, wd)
+                nd.cast(master, dtype=weight.dtype, out=weight)
+            else:
+                self._step(weight, grad, state, lr, wd)
 
     def _step(self, weight, grad, mom, lr, wd):
         dtype = weight.dtype

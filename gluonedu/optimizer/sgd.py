@@ -28,7 +28,7 @@ import numpy as np
 from .. import ndarray as nd
 from .optimizer import Optimizer, register, check_hyperparameter
 
-__all__ = ['SGD', 'ccSGD']
+__all__ = ['SGD', 'ccSGD', 'MomentumOptimizer']
 
 
 def _scalars(dtype, *values):
@@ -96,8 +96,56 @@ def lazy_rows(update_rows, grad, *arrays):
             array[rows] = updated
 
 
+class MomentumOptimizer(Optimizer):
+    """What SGD, NAG and LARS share: an optional momentum buffer, MXNet's state layout.
+
+    The state is a momentum array (None when ``momentum == 0``); with
+    ``multi_precision`` a float16 weight's state is ``(momentum or None, weight_fp32)``
+    — the master copy *last*, as MXNet's ``mp_*`` kernels take it. Subclasses
+    implement ``_update_impl(indices, weights, grads, states, multi_precision)`` over
+    lists.
+    """
+    state_names = ('momentum',)
+    master_copy_first = False
+    momentum = 0.0
+    #: Whether a row-sparse weight keeps row-sparse momentum (SGD, LARS) or dense (NAG).
+    lazy_update = False
+
+    def create_state(self, index, weight):
+        if self.momentum == 0.0:
+            return None
+        stype = weight.stype if self.lazy_update else 'default'
+        return nd.zeros(weight.shape, weight.context, dtype=weight.dtype, stype=stype)
+
+    def create_state_multi_precision(self, index, weight):
+        if self.multi_precision and weight.dtype == np.float16:
+            master = weight.astype(np.float32)
+            return (self.create_state(index, master), master)
+        if weight.dtype == np.float16 and not self.multi_precision:
+            warnings.warn("Accumulating with float16 in optimizer can lead to poor accuracy or "
+                          "slow convergence. Consider using multi_precision=True option of "
+                          "the %s optimizer" % type(self).__name__, stacklevel=2)
+        return self.create_state(index, weight)
+
+    def update(self, index, weight, grad, state):
+        """Update one weight, or lists of them, in place (float16 weights in float16)."""
+        self._update_impl(*_as_lists(index, weight, grad, state), multi_precision=False)
+
+    def update_multi_precision(self, index, weight, grad, state):
+        """As :meth:`update`, going through the float32 master copies of float16 weights."""
+        indices, weights, grads, states = _as_lists(index, weight, grad, state)
+        use_master = self.multi_precision and weights[0].dtype == np.float16
+        self._update_impl(indices, weights, grads, states, multi_precision=use_master)
+
+
+def _as_lists(index, weight, grad, state):
+    if isinstance(index, (list, tuple)):
+        return list(index), list(weight), list(grad), list(state)
+    return [index], [weight], [grad], [state]
+
+
 @register
-class SGD(Optimizer):
+class SGD(MomentumOptimizer):
     """Stochastic gradient descent with momentum and weight decay.
 
     For a weight ``w`` with gradient ``g``, learning rate ``lr`` and weight decay ``wd``::
@@ -132,9 +180,6 @@ class SGD(Optimizer):
         Passed to :class:`Optimizer` (``learning_rate``, ``wd``, ``rescale_grad``, ...).
     """
 
-    state_names = ('momentum',)
-    master_copy_first = False
-
     def __init__(self, momentum=0.0, lazy_update=True, **kwargs):
         # MXNet ignores a negative momentum silently (its kernels then run without it);
         # we say so instead.
@@ -144,37 +189,7 @@ class SGD(Optimizer):
         self.lazy_update = lazy_update
         self.aggregate_num = int(os.getenv('MXNET_OPTIMIZER_AGGREGATION_SIZE', '4'))
 
-    # ------------------------------------------------------------------ states
-    def create_state(self, index, weight):
-        if self.momentum == 0.0:
-            return None
-        stype = weight.stype if self.lazy_update else 'default'
-        return nd.zeros(weight.shape, weight.context, dtype=weight.dtype, stype=stype)
-
-    def create_state_multi_precision(self, index, weight):
-        if self.multi_precision and weight.dtype == np.float16:
-            master = weight.astype(np.float32)
-            return (self.create_state(index, master), master)
-        if weight.dtype == np.float16 and not self.multi_precision:
-            warnings.warn("Accumulating with float16 in optimizer can lead to poor accuracy or "
-                          "slow convergence. Consider using multi_precision=True option of "
-                          "the SGD optimizer", stacklevel=2)
-        return self.create_state(index, weight)
-
-    # ------------------------------------------------------------------ updates
-    def update(self, index, weight, grad, state):
-        """Update one weight, or lists of them, in place (float16 weights in float16)."""
-        self._update_impl(index, weight, grad, state, multi_precision=False)
-
-    def update_multi_precision(self, index, weight, grad, state):
-        """As :meth:`update`, going through the float32 master copies of float16 weights."""
-        first = weight[0] if isinstance(index, (list, tuple)) else weight
-        use_master = self.multi_precision and first.dtype == np.float16
-        self._update_impl(index, weight, grad, state, multi_precision=use_master)
-
     def _update_impl(self, indices, weights, grads, states, multi_precision):
-        if not isinstance(indices, (list, tuple)):
-            indices, weights, grads, states = [indices], [weights], [grads], [states]
         # MXNet's fused multi-tensor kernels take dense arrays only: one row-sparse
         # array sends the whole group through the one-tensor kernels.
         fused = all(w.stype == 'default' and g.stype == 'default'
