@@ -93,34 +93,61 @@ class RowSparseNDArray(NDArray):
                                 self._shape, self._ctx)
 
     def __getitem__(self, key):
-        if key == slice(None):
+        if isinstance(key, slice) and key == slice(None):
             return self
-        raise MXNetError("RowSparseNDArray supports only [:] indexing; convert with "
-                         "tostype('default') to index it")
+        if isinstance(key, NDArray) and key.ndim == 1:
+            return NDArray(self._gather_rows(key._data.astype(np.int64)), self._ctx)
+        raise MXNetError("RowSparseNDArray supports x[:] and x[row_ids] (a 1-D NDArray of row "
+                         "ids); convert with tostype('default') for other indexing")
+
+    def _gather_rows(self, row_ids):
+        """Dense rows ``row_ids`` (zeros for rows not stored)."""
+        xp = self._xp
+        rows = xp.zeros((row_ids.shape[0],) + self._shape[1:], dtype=self._values.dtype)
+        if self._indices.shape[0]:
+            pos = xp.minimum(xp.searchsorted(self._indices, row_ids), self._indices.shape[0] - 1)
+            stored = self._indices[pos] == row_ids
+            rows[stored] = self._values[pos[stored]]
+        return rows
+
+    def _scatter_rows(self, row_ids, values):
+        """Store ``values`` as rows ``row_ids`` (unique), adding rows not stored yet."""
+        xp = self._xp
+        indices = xp.union1d(self._indices, row_ids).astype(np.int64)
+        merged = xp.zeros((indices.shape[0],) + self._shape[1:], dtype=self._values.dtype)
+        merged[xp.searchsorted(indices, self._indices)] = self._values
+        merged[xp.searchsorted(indices, row_ids)] = values
+        self._replace(indices, merged)
 
     def _assign(self, value, key=Ellipsis):
-        if key not in (Ellipsis, slice(None)):
-            raise MXNetError("RowSparseNDArray supports only x[:] = value assignment")
         self._check_writable()
+        if not (key is Ellipsis or isinstance(key, slice) and key == slice(None)):
+            if getattr(key, 'ndim', None) != 1:
+                raise MXNetError("RowSparseNDArray supports x[:] = value and x[row_ids] = rows "
+                                 "assignment only")
+            rows = value._data if isinstance(value, NDArray) else self._xp.asarray(value)
+            self._scatter_rows(key.astype(np.int64), self._xp.broadcast_to(
+                rows, (key.shape[0],) + self._shape[1:]).astype(self._values.dtype))
+            return
         if isinstance(value, RowSparseNDArray):
             if value.shape != self.shape:
                 raise MXNetError("cannot assign a row-sparse array of shape %s to one of shape %s"
                                  % (value.shape, self.shape))
-            self._values = _move(value._values, value._ctx, self._ctx, True).astype(
-                self._values.dtype)
-            self._indices = _move(value._indices, value._ctx, self._ctx, True)
+            self._replace(_move(value._indices, value._ctx, self._ctx, True),
+                          _move(value._values, value._ctx, self._ctx, True).astype(
+                              self._values.dtype))
             return
         if isinstance(value, (int, float)) and value == 0:
-            self._set_rows(self._xp.zeros((0,), dtype=np.int64),
-                           self._xp.zeros((0,) + self._shape[1:], dtype=self._values.dtype))
+            self._replace(self._xp.zeros((0,), dtype=np.int64),
+                          self._xp.zeros((0,) + self._shape[1:], dtype=self._values.dtype))
             return
         dense = from_numpy(np.broadcast_to(np.asarray(value.asnumpy() if isinstance(value, NDArray)
                                                       else value, dtype=self._values.dtype),
                                            self._shape), self._ctx)
         sparse = _dense_to_row_sparse(dense)
-        self._values, self._indices = sparse._values, sparse._indices
+        self._replace(sparse._indices, sparse._values)
 
-    def _set_rows(self, indices, values):
+    def _replace(self, indices, values):
         self._indices, self._values = indices, values
 
     def _store_grad(self, grad, add):
@@ -135,7 +162,7 @@ class RowSparseNDArray(NDArray):
         unique, inverse = xp.unique(indices, return_inverse=True)
         summed = xp.zeros((unique.shape[0],) + self._shape[1:], dtype=self._values.dtype)
         xp.add.at(summed, inverse.reshape(-1), values)
-        self._set_rows(unique.astype(np.int64), summed)
+        self._replace(unique.astype(np.int64), summed)
 
     def _inplace(self, other, op):
         raise MXNetError("in-place arithmetic on a RowSparseNDArray is not supported; "

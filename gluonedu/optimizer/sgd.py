@@ -212,10 +212,6 @@ class SGD(MomentumOptimizer):
         ``sparse_ok`` is False for the multi-precision kernels, which have no row-sparse
         version: MXNet densifies the gradient for them.
         """
-        if weight.stype != 'default':
-            raise NotImplementedError(
-                "SGD updates dense weights; this weight is %s. Convert it with "
-                "weight.tostype('default')" % weight.stype)
         dtype = weight.dtype
         lr, wd, momentum, rescale = _scalars(dtype, lr, wd, self.momentum, self.rescale_grad)
         clip = _kernel_clip(self.clip_gradient, dtype)

@@ -78,6 +78,7 @@ class Updater:
         self.states = loaded
         if optimizer is not None:
             self.optimizer = optimizer
+            self.aggregate_updates = optimizer.aggregate_num > 0
         self.states_synced = dict.fromkeys(self.states, False)
 
     def get_states(self, dump_optimizer=False):

@@ -140,3 +140,12 @@ def test_row_sparse_rejects_unsupported_operations():
         r[1]
     with pytest.raises(mx.MXNetError):
         r += 1
+
+
+def test_row_sparse_gather_and_scatter_rows():
+    rsp = nd.sparse.row_sparse_array((np.array([[1., 2.], [3., 4.]]), [1, 3]), shape=(5, 2))
+    rows = rsp[nd.array([3, 0, 1], dtype='int64')]
+    np.testing.assert_array_equal(rows.asnumpy(), [[3, 4], [0, 0], [1, 2]])
+    rsp[nd.array([0, 3], dtype='int64')] = nd.array([[9., 9.], [7., 7.]])
+    assert rsp.indices.asnumpy().tolist() == [0, 1, 3]
+    np.testing.assert_array_equal(rsp.asnumpy(), [[9, 9], [1, 2], [0, 0], [7, 7], [0, 0]])

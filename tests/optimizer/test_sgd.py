@@ -260,3 +260,23 @@ def test_ccsgd_is_a_registered_alias_of_sgd_without_warning():
     w, _ = run(opt, weight, grads)
     w_sgd, _ = run(mx.optimizer.SGD(learning_rate=0.1, momentum=0.9, wd=0.05), weight, grads)
     np.testing.assert_array_equal(w.asnumpy(), w_sgd.asnumpy())
+
+
+@pytest.mark.parametrize('momentum', [0.0, 0.9])
+def test_row_sparse_weight_gets_the_dense_lazy_result(momentum):
+    # A row-sparse weight (e.g. an Embedding stored row-sparse on the store) is updated
+    # only in the gradient's rows, exactly like a dense weight under lazy_update.
+    rng = np.random.default_rng(3)
+    w0 = rng.standard_normal((6, 3)).astype(np.float32)
+    sparse_w = mx.nd.array(w0).tostype('row_sparse')
+    dense_w = mx.nd.array(w0)
+    updaters = [mx.optimizer.get_updater(mx.optimizer.create(
+        'sgd', learning_rate=0.1, momentum=momentum, wd=0.01)) for _ in range(2)]
+    for _ in range(3):
+        rows = np.sort(rng.choice(6, 3, replace=False))
+        grad = mx.nd.sparse.row_sparse_array(
+            (rng.standard_normal((3, 3)).astype(np.float32), rows), shape=(6, 3))
+        updaters[0](0, grad, sparse_w)
+        updaters[1](0, grad, dense_w)
+    assert sparse_w.stype == 'row_sparse'
+    np.testing.assert_array_equal(sparse_w.asnumpy(), dense_w.asnumpy())
