@@ -1,0 +1,182 @@
+"""KVStoreBase, the registry of custom stores, ``create`` and the 'teststore'.
+
+A key-value store keeps one value per key and lets several devices (or workers) agree
+on it: ``push`` sends values that the store sums, ``pull`` copies the stored value out.
+The Trainer uses it to sum gradients across devices and, optionally, to run the
+optimizer on the store (``set_optimizer``).
+
+``create(name)`` looks ``name`` up in the registry of custom stores first (classes
+decorated with :meth:`KVStoreBase.register`, by lower-cased class name) and then among
+the built-in types: 'local', 'device' (and MXNet's older aliases 'local_update_cpu',
+'local_allreduce_cpu', 'local_allreduce_device'), and 'nccl' on GPUs.
+"""
+import warnings
+
+from ..base import MXNetError
+from ..ndarray import NDArray
+
+__all__ = ['KVStoreBase', 'TestStore', 'create', 'BUILTIN_TYPES', 'DIST_TYPES']
+
+#: Single-machine store types this package implements (name -> summation style).
+BUILTIN_TYPES = ('local', 'device', 'nccl', 'local_update_cpu', 'local_allreduce_cpu',
+                 'local_allreduce_device')
+#: MXNet's distributed types; they arrive with the Ray-based implementation.
+DIST_TYPES = ('dist_sync', 'dist_async', 'dist_sync_device', 'dist_device_sync',
+              'dist_async_device', 'dist_device_async', 'dist')
+
+
+class KVStoreBase:
+    """The interface every key-value store offers (MXNet's ``KVStoreBase``).
+
+    Subclass it and decorate the class with :meth:`register` to make a custom store
+    that ``mx.kv.create('<classname>')`` and the Trainer accept.
+    """
+
+    #: The capability of running the optimizer on the store (``is_capable``).
+    OPTIMIZER = 'optimizer'
+
+    #: Registered custom stores: lower-cased class name -> class.
+    kv_registry = {}
+
+    def broadcast(self, key, value, out, priority=0):
+        """Store ``value`` under ``key`` (rank 0's value wins) and copy it into ``out``."""
+        raise NotImplementedError()
+
+    def pushpull(self, key, value, out=None, priority=0):
+        """Push ``value`` (summed over its list) and pull the result into ``out``
+        (into ``value`` itself when ``out`` is None)."""
+        raise NotImplementedError()
+
+    def set_optimizer(self, optimizer):
+        """Run ``optimizer`` on the store: pushes then update the stored weights."""
+        raise NotImplementedError()
+
+    def is_capable(self, capability):
+        """Whether the store supports ``capability`` (only ``OPTIMIZER`` is defined)."""
+        raise NotImplementedError()
+
+    def save_optimizer_states(self, fname, dump_optimizer=False):
+        """Write the store's optimizer states (and the optimizer, if asked) to ``fname``."""
+        raise NotImplementedError()
+
+    def load_optimizer_states(self, fname):
+        """Read optimizer states written by :meth:`save_optimizer_states`."""
+        raise NotImplementedError()
+
+    @property
+    def type(self):
+        """The store's type name, e.g. 'local'."""
+        raise NotImplementedError()
+
+    @property
+    def rank(self):
+        """This worker's rank, in ``[0, num_workers)``."""
+        raise NotImplementedError()
+
+    @property
+    def num_workers(self):
+        """The number of workers."""
+        raise NotImplementedError()
+
+    @staticmethod
+    def register(klass):
+        """Register ``klass`` so that ``create(klass.__name__.lower())`` makes one.
+
+        Use as a class decorator; registering a name twice replaces the earlier class
+        with a warning (as MXNet).
+        """
+        if not isinstance(klass, type):
+            raise TypeError("KVStoreBase.register decorates a class, got %r" % (klass,))
+        name = klass.__name__.lower()
+        old = KVStoreBase.kv_registry.get(name)
+        if old is not None and old is not klass:
+            warnings.warn("kvstore %s.%s replaces the registered kvstore %s.%s"
+                          % (klass.__module__, klass.__name__, old.__module__, old.__name__))
+        KVStoreBase.kv_registry[name] = klass
+        return klass
+
+
+@KVStoreBase.register
+class TestStore(KVStoreBase):
+    """A store for tests (MXNet's ``TestStore``): broadcast and pushpull, no optimizer.
+
+    It keeps nothing: ``pushpull`` sums the values it is given and writes the sum out,
+    ``broadcast`` copies the value into every output.
+    """
+
+    def broadcast(self, key, value, out, priority=0):
+        for o in (out if isinstance(out, list) else [out]):
+            o[:] = value
+
+    def pushpull(self, key, value, out=None, priority=0):
+        if isinstance(value, NDArray):
+            if out is not None:
+                for o in (out if isinstance(out, list) else [out]):
+                    o[:] = value
+            return
+        home = value[0].context
+        total = value[0].copy()
+        for v in value[1:]:
+            total += v.as_in_context(home)
+        for o in (value if out is None else (out if isinstance(out, list) else [out])):
+            o[:] = total
+
+    @staticmethod
+    def is_capable(capability):
+        if capability.lower() == KVStoreBase.OPTIMIZER:
+            return False
+        raise ValueError("unknown capability %r; the only capability is %r"
+                         % (capability, KVStoreBase.OPTIMIZER))
+
+    @property
+    def type(self):
+        return 'teststore'
+
+    @property
+    def rank(self):
+        return 0
+
+    @property
+    def num_workers(self):
+        return 1
+
+
+def create(name='local'):
+    """Create a key-value store.
+
+    Parameters
+    ----------
+    name : str, default 'local'
+        'local': sums pushed values in CPU memory and runs the optimizer there.
+        'device': sums on the devices the values come from (on CPU contexts this is
+        'local' by another route: the same sums, the same numbers).
+        'nccl': sums across GPUs with NCCL (needs CuPy with NCCL and GPU values).
+        A registered custom store's lower-cased class name (see ``KVStoreBase.register``).
+        'dist_*' types are not available yet: they come with the Ray-based
+        distributed implementation.
+
+    Returns
+    -------
+    KVStoreBase
+    """
+    if not isinstance(name, str):
+        raise TypeError("the kvstore name must be a string such as 'local' or 'device', "
+                        "got %r" % (name,))
+    name = name.lower()
+    if name in KVStoreBase.kv_registry:
+        return KVStoreBase.kv_registry[name]()
+    if name == 'nccl':
+        from .nccl import NCCLKVStore
+        return NCCLKVStore()
+    if name in BUILTIN_TYPES:
+        from .local import KVStore
+        return KVStore(name)
+    if name.startswith('dist') or name in DIST_TYPES:
+        raise MXNetError(
+            "kvstore %r is a distributed store; distributed stores (dist_sync, dist_async, "
+            "dist_device_sync, ...) come with the Ray-based implementation, which is not "
+            "part of gluonedu yet. Use 'local' or 'device' for training on one machine."
+            % (name,))
+    valid = sorted(set(BUILTIN_TYPES) | set(KVStoreBase.kv_registry))
+    raise ValueError("unknown kvstore type %r; the valid types are: %s"
+                     % (name, ', '.join(valid)))

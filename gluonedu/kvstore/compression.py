@@ -1,0 +1,147 @@
+"""2-bit gradient compression with error feedback, exactly as MXNet 1.9.1 does it.
+
+Each device quantises its gradient before sending it to the store. For a threshold
+``t`` > 0 and a residual ``r`` kept per (key, device), every element goes through::
+
+    r += g
+    q  = +t   if r >= t
+         -t   if r <= -t
+          0   otherwise
+    r -= q            # the part not sent is remembered and sent later
+
+Only ``q`` travels: three states fit in 2 bits, so 16 values pack into one 4-byte word
+(``ceil(n / 16) * 4`` bytes instead of ``n * itemsize``). The store dequantises each
+device's ``q`` and sums them; that sum is the merged gradient. Only pushes are
+compressed, never pulls.
+
+As in MXNet, the residuals belong to the *position* of a value in a push (position i is
+device i of the usual ``[ctx0, ctx1, ...]`` gradient list), and only float32 dense
+gradients can be compressed.
+"""
+import math
+import numbers
+
+import numpy as np
+
+from ..base import MXNetError
+from ..ndarray import NDArray
+
+__all__ = ['TwoBitCompression', 'create_compression', 'compressed_nbytes']
+
+#: Bytes of one packed word holding 16 two-bit values.
+_WORD_BYTES = 4
+_VALUES_PER_WORD = 16
+
+
+def compressed_nbytes(num_elements):
+    """Bytes that ``num_elements`` 2-bit values occupy: 16 per 4-byte word, rounded up."""
+    return int(math.ceil(num_elements / _VALUES_PER_WORD)) * _WORD_BYTES
+
+
+class TwoBitCompression:
+    """2-bit quantisation with a per-(key, position) residual.
+
+    Parameters
+    ----------
+    threshold : float, default 0.5
+        Elements whose accumulated residual reaches ``threshold`` are sent as
+        ``+threshold``; those reaching ``-threshold`` as ``-threshold``; the rest as 0.
+    """
+    type = '2bit'
+
+    def __init__(self, threshold=0.5):
+        self.threshold = _parse_threshold(threshold)
+        self._residuals = {}   # (key, position) -> NDArray on the pushing device
+
+    def get_params(self):
+        """The parameters as ``set_gradient_compression`` takes them."""
+        return {'type': self.type, 'threshold': self.threshold}
+
+    def set_params(self, threshold=0.5):
+        """Change the threshold; residuals accumulated so far are kept (as MXNet)."""
+        self.threshold = _parse_threshold(threshold)
+
+    def residual(self, key, position):
+        """The residual of ``key`` at push position ``position`` (None before its first push)."""
+        return self._residuals.get((key, position))
+
+    def residuals(self, key):
+        """All residuals of ``key``, in push-position order."""
+        found = sorted((pos, arr) for (k, pos), arr in self._residuals.items() if k == key)
+        return [arr for _, arr in found]
+
+    def quantize(self, key, position, grad):
+        """The dequantised 2-bit value of ``grad`` (an NDArray on grad's device).
+
+        Updates the residual of (key, position) in place. The result holds only
+        ``+t``, ``-t`` and ``0``: exactly what the receiving side reconstructs.
+        """
+        if grad.stype != 'default':
+            raise MXNetError(
+                "2-bit gradient compression needs dense gradients, but key %r received a %s "
+                "array. Push dense gradients, or create the store without compression "
+                "(MXNet 1.9.1 would quantise the stored rows as if they were the first rows)."
+                % (key, grad.stype))
+        if np.dtype(grad.dtype) != np.float32:
+            raise MXNetError(
+                "2-bit gradient compression supports float32 gradients only, but key %r "
+                "received %s. Cast the gradient with .astype('float32') or drop compression."
+                % (key, np.dtype(grad.dtype).name))
+        residual = self._residuals.get((key, position))
+        if residual is None or residual.shape != grad.shape or residual.context != grad.context:
+            residual = grad.zeros_like()
+            self._residuals[(key, position)] = residual
+        xp = grad._xp
+        t = np.float32(self.threshold)
+        r = residual._data
+        r += grad._data
+        sent = xp.where(r >= t, t, xp.where(r <= -t, -t, np.float32(0))).astype(np.float32)
+        r -= sent
+        return NDArray(sent, grad.context)
+
+    def residual_norm(self, key):
+        """L2 norm over all of ``key``'s residuals (every position together), as a float."""
+        total = 0.0
+        for arr in self.residuals(key):
+            flat = arr._data.reshape(-1).astype(np.float64)
+            total += float(flat @ flat)
+        return math.sqrt(total)
+
+
+_TYPES = {'2bit': TwoBitCompression}
+
+
+def _parse_threshold(threshold):
+    if isinstance(threshold, str):
+        try:
+            threshold = float(threshold)
+        except ValueError:
+            raise MXNetError("the 2-bit compression threshold must be a float, got %r"
+                             % (threshold,)) from None
+    if not isinstance(threshold, numbers.Real):
+        raise MXNetError("the 2-bit compression threshold must be a float, got %r" % (threshold,))
+    if not threshold > 0:
+        raise MXNetError("the 2-bit compression threshold must be greater than 0, got %r"
+                         % (threshold,))
+    return float(threshold)
+
+
+def create_compression(compression_params):
+    """A compression object from ``{'type': '2bit', 'threshold': t}`` (threshold optional).
+
+    As MXNet: ``type`` is required and must be '2bit' (case-sensitive); the threshold
+    defaults to 0.5, may be a number or a numeric string, and must be positive; other
+    keys are ignored.
+    """
+    if not isinstance(compression_params, dict):
+        raise AssertionError("compression_params must be a dict such as "
+                             "{'type': '2bit', 'threshold': 0.5}, got %r"
+                             % (type(compression_params).__name__,))
+    if 'type' not in compression_params:
+        raise MXNetError("compression_params needs a 'type'; the only type is '2bit', e.g. "
+                         "{'type': '2bit', 'threshold': 0.5}")
+    kind = str(compression_params['type'])
+    if kind not in _TYPES:
+        raise MXNetError("unknown gradient compression type %r; the only type is '2bit'"
+                         % (kind,))
+    return _TYPES[kind](compression_params.get('threshold', 0.5))

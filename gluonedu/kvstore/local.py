@@ -1,0 +1,403 @@
+"""The single-machine stores 'local' and 'device' (MXNet 1.9.1's KVStoreLocal).
+
+One value per key lives in the store. A push of a list of values (one per device) sums
+them — the *merged* value — and then either
+
+* replaces the stored value with the merged one (no updater: the store is an
+  all-reduce), or
+* calls ``updater(key, merged, stored)``, which changes the stored weight in place (an
+  optimizer set with :meth:`KVStore.set_optimizer` runs on the store).
+
+A pull copies the stored value into one or several outputs, on any contexts.
+
+Where the sums happen (and the numbers, bit for bit, as MXNet):
+
+* 'local' keeps every value in CPU memory (``cpu_pinned(0)``, as MXNet) and adds
+  ``v0 + ((v1 + v2) + v3 + v4) + ((v5 + v6) + v7 + v8) + …`` — MXNet's CPU reducer
+  takes the first value and adds the others in groups of four;
+* 'device' keeps each key on the context its value was initialised on and adds the
+  values one after another, ``((v0 + v1) + v2) + …``.
+  On CPU contexts both give the same numbers for two devices.
+
+Instrumentation (:data:`gluonedu.instrument.events.BUS`, source ``'kvstore'``): each key
+of a push emits ``kv_push`` (``bytes``: what one device sends uncompressed — ``n ×
+itemsize`` for a dense value, stored rows plus row ids for a row-sparse one; ``devices``;
+with compression also ``compressed_bytes``, ``ceil(n/16) × 4``, and ``residual_norm``,
+the L2 norm over all of that key's residuals after the push); each key of a pull emits
+``kv_pull`` (``bytes``, ``devices``: the number of outputs). The residual norm is
+computed whenever a subscriber wants ``kv_push`` events: it is one pass over arrays the
+quantiser has just written, cheaper than the quantisation itself. With nobody
+subscribed a call costs one ``BUS.active`` check.
+
+Where gluonedu differs from MXNet 1.9.1 on purpose (each MXNet behaviour is an artefact
+of its C++ engine, and no training code relies on it):
+
+* the store keeps a *copy* of a pushed value; MXNet may alias the pushed array or its
+  merge buffer, so that later writes to them change what it stores;
+* a push whose shape differs from the stored shape raises MXNetError; MXNet accepts
+  it from a single device and silently replaces the stored array;
+* an updater receives string keys as ``str``; MXNet hands it ``bytes``;
+* 2-bit compression of a row-sparse, float16 or float64 gradient raises MXNetError;
+  MXNet quantises such data wrongly (row-sparse rows land on the first rows);
+* the 'device' store keeps and sums each key on the context it was initialised on;
+  MXNet picks a merge device by load (same numbers, on CPU contexts bit for bit).
+"""
+import numbers
+from collections import OrderedDict
+
+import numpy as np
+
+from ..base import MXNetError
+from ..context import cpu_pinned
+from ..instrument.events import BUS
+from ..ndarray import NDArray
+from ..ndarray.io import atomic_write
+from ..ndarray.sparse import RowSparseNDArray
+from .base import KVStoreBase
+from .compression import compressed_nbytes, create_compression
+
+__all__ = ['KVStore']
+
+_SOURCE = 'kvstore'
+
+
+def _nbytes(value):
+    """Bytes one device sends for ``value`` without compression."""
+    if isinstance(value, RowSparseNDArray):
+        return value._values.nbytes + value._indices.nbytes
+    return value.size * np.dtype(value.dtype).itemsize
+
+
+def _as_list(value, what):
+    values = [value] if isinstance(value, NDArray) else list(value)
+    for v in values:
+        if not isinstance(v, NDArray):
+            raise TypeError("%s must be NDArrays (or lists of them), got %s"
+                            % (what, type(v).__name__))
+    return values
+
+
+class KVStore(KVStoreBase):
+    """A key-value store on one machine: ``'local'``, ``'device'`` (and MXNet's aliases).
+
+    Create it with ``mx.kv.create('local')``; see the module docstring for what push
+    and pull do and where the sums happen.
+    """
+
+    def __init__(self, kvstore_type='local'):
+        self._type = kvstore_type
+        self._store = {}           # key -> NDArray / RowSparseNDArray
+        self._key_type = None      # int or str: fixed by the first key, as MXNet
+        self._updater = None
+        self._compression = None
+        # 'device'-style stores sum on the devices, one value after another.
+        self._sums_on_device = 'device' in kvstore_type
+
+    # ------------------------------------------------------------------ properties
+    @property
+    def type(self):
+        """The store's type, e.g. 'local' or 'device'."""
+        return self._type
+
+    @property
+    def rank(self):
+        """Always 0: a single-machine store has one worker."""
+        return 0
+
+    @property
+    def num_workers(self):
+        """Always 1."""
+        return 1
+
+    @property
+    def gradient_compression(self):
+        """The compression object (``None`` without compression); its ``residual(key, i)``
+        shows what device ``i`` still owes the store (a gluonedu extra, for teaching)."""
+        return self._compression
+
+    def is_capable(self, capability):
+        """True for ``KVStoreBase.OPTIMIZER``: the optimizer can run on this store."""
+        if capability.lower() == KVStoreBase.OPTIMIZER:
+            return True
+        raise ValueError("unknown capability %r; the only capability is %r"
+                         % (capability, KVStoreBase.OPTIMIZER))
+
+    # ------------------------------------------------------------------ keys and values
+    def _check_key(self, key):
+        if isinstance(key, numbers.Integral) and not isinstance(key, bool):
+            key, kind = int(key), int
+        elif isinstance(key, str):
+            kind = str
+        else:
+            raise TypeError("kvstore keys are ints or strings, got %r" % (key,))
+        if self._key_type is None:
+            self._key_type = kind
+        elif self._key_type is not kind:
+            raise MXNetError("mixed key types are not allowed: this store uses %s keys, got %r"
+                             % (self._key_type.__name__, key))
+        return key
+
+    def _groups(self, key, value, what):
+        """[(key, [arrays])] from MXNet's key/value forms; a repeated key's arrays join."""
+        grouped = OrderedDict()
+        if isinstance(key, (list, tuple)):
+            if isinstance(value, NDArray) or len(value) != len(key):
+                raise MXNetError("%d keys need %d %s (one NDArray or list of NDArrays per key)"
+                                 % (len(key), len(key), what))
+            pairs = [(self._check_key(k), _as_list(v, what)) for k, v in zip(key, value)]
+        else:
+            pairs = [(self._check_key(key), _as_list(value, what))]
+        for k, arrays in pairs:
+            grouped.setdefault(k, []).extend(arrays)
+        return list(grouped.items())
+
+    def _stored(self, key):
+        stored = self._store.get(key)
+        if stored is None:
+            raise MXNetError("key %r has not been initialised in this kvstore: call "
+                             "kv.init(%r, value) (or kv.broadcast) first" % (key, key))
+        return stored
+
+    def _home(self, value):
+        """Where a key initialised with ``value`` lives."""
+        return value.context if self._sums_on_device else cpu_pinned(0)
+
+    # ------------------------------------------------------------------ init / broadcast
+    def init(self, key, value):
+        """Store an initial value for each key (a key can be initialised only once)."""
+        for k, values in self._groups(key, value, 'values'):
+            if k in self._store:
+                raise MXNetError("duplicate init of key %r: kv.init and kv.broadcast may be "
+                                 "called once per key; use push to change its value" % (k,))
+            if len(values) != 1:
+                raise MXNetError("init takes one value per key, got %d for key %r"
+                                 % (len(values), k))
+            self._store[k] = values[0].copyto(self._home(values[0]))
+
+    def broadcast(self, key, value, out, priority=0):
+        """Initialise ``key`` with ``value``, then pull it into ``out`` (MXNet's broadcast)."""
+        self.init(key, value)
+        self.pull(key, out=out, priority=priority)
+
+    # ------------------------------------------------------------------ push
+    def push(self, key, value, priority=0):
+        """Sum the values pushed for each key and store (or, with an updater, apply) them.
+
+        value : NDArray, list of NDArray (one per device), or a list of those per key.
+        """
+        listening = BUS.active
+        for k, values in self._groups(key, value, 'values'):
+            merged = self._merge(k, values)
+            stored = self._store[k]
+            if self._updater is not None:
+                self._updater(k, merged, stored)
+            elif merged.stype == stored.stype == 'default':
+                stored._data[...] = merged._data
+            else:  # row-sparse: the merged rows become the stored value (as MXNet)
+                self._store[k] = merged
+            if listening and BUS.wants('kv_push'):
+                self._emit_push(k, values)
+
+    def _merge(self, key, values):
+        """The sum of ``values`` on the key's home context (a new array)."""
+        stored = self._stored(key)
+        for v in values:
+            if v.shape != stored.shape:
+                raise MXNetError("push to key %r: a value of shape %s does not match the "
+                                 "stored shape %s" % (key, v.shape, stored.shape))
+        if self._compression is not None:
+            values = [self._compression.quantize(key, i, v) for i, v in enumerate(values)]
+        home = stored.context
+        dtype = np.dtype(stored.dtype)
+        if all(v.stype == 'row_sparse' for v in values):
+            return self._sum_row_sparse(values, home, dtype)
+        xp = stored._xp
+        moved = [v.as_in_context(home).tostype('default')._data.astype(dtype, copy=False)
+                 for v in values]
+        return NDArray(self._sum_dense(xp, moved, dtype), home)
+
+    def _sum_dense(self, xp, arrays, dtype):
+        total = arrays[0].astype(dtype, copy=True)
+        if self._sums_on_device or self._compression is not None:
+            for a in arrays[1:]:
+                total += a
+            return total
+        # MXNet's CPU reducer: the first value plus the others in groups of four.
+        for start in range(1, len(arrays), 4):
+            group = arrays[start:start + 4]
+            partial = group[0].copy()
+            for a in group[1:]:
+                partial += a
+            total += partial
+        return total
+
+    @staticmethod
+    def _sum_row_sparse(values, home, dtype):
+        moved = [v.copyto(home) for v in values]
+        xp = moved[0]._xp
+        indices = xp.concatenate([v._indices for v in moved])
+        rows = xp.concatenate([v._values.astype(dtype, copy=False) for v in moved])
+        unique, inverse = xp.unique(indices, return_inverse=True)
+        summed = xp.zeros((unique.shape[0],) + moved[0].shape[1:], dtype=dtype)
+        xp.add.at(summed, inverse.reshape(-1), rows)
+        return RowSparseNDArray(summed, unique.astype(np.int64), moved[0].shape, home)
+
+    def _emit_push(self, key, values):
+        info = {'bytes': float(_nbytes(values[0])), 'devices': float(len(values))}
+        if self._compression is not None:
+            info['compressed_bytes'] = float(compressed_nbytes(values[0].size))
+            info['residual_norm'] = self._compression.residual_norm(key)
+        BUS.emit('kv_push', _SOURCE, param=key, **info)
+
+    # ------------------------------------------------------------------ pull
+    def pull(self, key, out=None, priority=0, ignore_sparse=True):
+        """Copy each key's stored value into its output(s).
+
+        out : NDArray, list of NDArray (e.g. one per device), or a list of those per key.
+        ignore_sparse : bool, default True
+            Leave row-sparse outputs untouched (use :meth:`row_sparse_pull` for them);
+            with False they receive every stored row.
+        """
+        if out is None:
+            raise AssertionError("pull needs out=: the NDArray(s) to copy the value into")
+        listening = BUS.active
+        for k, outs in self._groups(key, out, 'outputs'):
+            stored = self._stored(k)
+            written = 0
+            for o in outs:
+                if o.shape != stored.shape:
+                    raise MXNetError("pull from key %r: the output's shape %s does not match "
+                                     "the stored shape %s" % (k, o.shape, stored.shape))
+                if o.stype == 'row_sparse':
+                    if ignore_sparse:
+                        continue
+                    o[:] = stored.tostype('row_sparse')
+                else:
+                    o[:] = stored
+                written += 1
+            if listening and BUS.wants('kv_pull'):
+                BUS.emit('kv_pull', _SOURCE, param=k, bytes=float(_nbytes(stored)),
+                         devices=float(written))
+
+    def pushpull(self, key, value, out=None, priority=0):
+        """Push ``value``, then pull the result into ``out`` (into ``value`` if None)."""
+        self.push(key, value, priority=priority)
+        self.pull(key, out=value if out is None else out, priority=priority,
+                  ignore_sparse=False)
+
+    def row_sparse_pull(self, key, out=None, priority=0, row_ids=None):
+        """Pull only the rows ``row_ids`` of a row-sparse stored value.
+
+        Each output (a RowSparseNDArray) receives exactly the requested rows — unique and
+        sorted; rows the store does not hold come back as zeros. With one ``row_ids``
+        and several outputs, all outputs receive the same rows.
+        """
+        if out is None or row_ids is None:
+            raise AssertionError("row_sparse_pull needs out= (RowSparseNDArrays) and row_ids=")
+        if isinstance(row_ids, NDArray):
+            row_ids = [row_ids]
+        if not isinstance(row_ids, list):
+            raise AssertionError("row_ids should be an NDArray or a list of NDArrays")
+        first_out, copy_to_rest = out, False
+        if len(row_ids) == 1 and isinstance(out, list):
+            first_out, copy_to_rest = [out[0]], True
+        out_pairs = [(k, o) for k, outs in self._groups(key, first_out, 'outputs') for o in outs]
+        id_pairs = [r for _, ids in self._groups(key, row_ids, 'row_ids') for r in ids]
+        if len(out_pairs) != len(id_pairs):
+            raise AssertionError("the number of row_ids (%d) doesn't match the number of "
+                                 "outputs (%d)" % (len(id_pairs), len(out_pairs)))
+        listening = BUS.active
+        for (k, o), ids in zip(out_pairs, id_pairs):
+            rows = self._rows_of(k, o, ids)
+            o[:] = rows
+            if listening and BUS.wants('kv_pull'):
+                BUS.emit('kv_pull', _SOURCE, param=k, bytes=float(_nbytes(rows)),
+                         devices=float(len(out) if copy_to_rest else 1))
+        if copy_to_rest:
+            for o in out[1:]:
+                out[0].copyto(o)
+
+    def _rows_of(self, key, out, row_ids):
+        stored = self._stored(key)
+        if stored.stype != 'row_sparse':
+            raise MXNetError("row_sparse_pull needs a row_sparse value under key %r, but the "
+                             "store holds a dense one; use pull instead" % (key,))
+        if out.stype != 'row_sparse':
+            raise MXNetError("row_sparse_pull writes into RowSparseNDArrays, got a %s output "
+                             "for key %r; use pull for dense outputs" % (out.stype, key))
+        xp = stored._xp
+        wanted = np.unique(row_ids.asnumpy().astype(np.int64).reshape(-1))
+        if wanted.size and (wanted[0] < 0 or wanted[-1] >= stored.shape[0]):
+            raise MXNetError("row_sparse_pull: row ids must lie in [0, %d), got %s"
+                             % (stored.shape[0], wanted.tolist()))
+        wanted = xp.asarray(wanted)
+        data = xp.zeros((wanted.shape[0],) + stored.shape[1:], dtype=stored._values.dtype)
+        held = stored._indices
+        pos = xp.searchsorted(held, wanted)
+        found = pos < held.shape[0]
+        found[found] = held[pos[found]] == wanted[found]
+        data[found] = stored._values[pos[found]]
+        return RowSparseNDArray(data, wanted, stored.shape, stored.context)
+
+    # ------------------------------------------------------------------ optimizer
+    def set_optimizer(self, optimizer):
+        """Run ``optimizer`` on the store: every push then updates the stored weight with
+        an :class:`~gluonedu.optimizer.Updater` (``updater(key, merged_grad, weight)``)."""
+        from ..optimizer import get_updater
+        self._set_updater(get_updater(optimizer))
+
+    def _set_updater(self, updater):
+        """Call ``updater(key, merged, stored)`` on every push instead of storing the sum."""
+        self._updater = updater
+
+    def _updater_with_states(self, action):
+        if self._updater is None:
+            raise AssertionError("this kvstore has no optimizer: call set_optimizer(...) "
+                                 "before %s optimizer states" % action)
+        if not hasattr(self._updater, 'get_states'):
+            raise TypeError("the updater set with _set_updater has no states to %s; use "
+                            "set_optimizer(optimizer) for a store with optimizer states" % action)
+        return self._updater
+
+    def save_optimizer_states(self, fname, dump_optimizer=False):
+        """Write the optimizer states (and the optimizer, if ``dump_optimizer``) to ``fname``.
+
+        The file is written atomically in the pickle-free format of
+        :mod:`gluonedu.optimizer.serialization`.
+        """
+        states = self._updater_with_states('save').get_states(dump_optimizer)
+        atomic_write(fname, lambda f: f.write(states))
+
+    def load_optimizer_states(self, fname):
+        """Read states written by :meth:`save_optimizer_states` (validated before use)."""
+        updater = self._updater_with_states('load')
+        with open(fname, 'rb') as f:
+            data = f.read()
+        updater.set_states(data)
+
+    # ------------------------------------------------------------------ compression
+    def set_gradient_compression(self, compression_params):
+        """Compress pushes: ``{'type': '2bit', 'threshold': t}`` (threshold default 0.5).
+
+        As MXNet, only 'device' (and distributed) stores accept compression; see
+        :mod:`gluonedu.kvstore.compression` for the quantisation and its residuals.
+        """
+        if 'device' not in self.type and 'dist' not in self.type:
+            raise MXNetError("gradient compression is not supported for a %r kvstore; create "
+                             "the store with 'device' (Trainer(..., kvstore='device')) to "
+                             "compress gradients" % (self.type,))
+        compression = create_compression(compression_params)
+        if self._compression is None:
+            self._compression = compression
+        else:  # as MXNet: new parameters, residuals kept
+            self._compression.set_params(compression.threshold)
+
+    # ------------------------------------------------------------------ synchronisation
+    def barrier(self):
+        """Wait for all workers: nothing to wait for on one machine."""
+
+    def _barrier(self):
+        """MXNet's name of :meth:`barrier`."""
+
+    def _send_command_to_servers(self, head, body):
+        """Send a command to the servers: a single-machine store has none."""
