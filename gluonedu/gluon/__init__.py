@@ -5,3 +5,4 @@ from .block import Block, HybridBlock, SymbolBlock
 from . import nn
 from . import loss, utils, data
 from .utils import split_data, split_and_load, clip_global_norm
+from .trainer import Trainer

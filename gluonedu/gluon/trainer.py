@@ -1,0 +1,498 @@
+"""The Trainer: applies an Optimizer to a set of Parameters (MXNet 1.9.1 semantics).
+
+One training step, as ``step(batch_size)`` runs it::
+
+    rescale_grad = 1 / batch_size            (the optimizer multiplies gradients by it)
+    allreduce_grads()   sum each parameter's gradients over its contexts (KVStore
+                        pushpull) — or, with updates on the store, push the gradients
+                        and pull back the weights the store's optimizer produced
+    update()            per context, one Updater applies the optimizer to every
+                        parameter whose gradient is fresh
+
+Call ``allreduce_grads()`` and ``update(batch_size)`` yourself to act on the reduced
+gradients in between (e.g. ``gluon.utils.clip_global_norm``).
+
+Where the store lives (``_init_kvstore``, on the first step; MXNet's rules):
+
+* one context and a non-distributed store named by string: no store at all — the
+  gradients are already in one place;
+* otherwise the store is created (``kvstore='device'`` or ``'local'``, or your KVStore);
+  ``update_on_kvstore`` then defaults to True if the store can run an optimizer (unless
+  the environment variable ``MXNET_UPDATE_ON_KVSTORE=0``, or a ``'local'`` store holds a
+  parameter of more than 16M elements); an explicit argument wins over both;
+* row_sparse *weights* need the store and updates on it; row_sparse *gradients* prefer
+  updates off the store (a pushed and pulled sparse gradient, a local update).
+
+Stale gradients: a parameter whose gradient backward did not write since the last
+step raises ``UserWarning`` (as an exception, as MXNet does). ``ignore_stale_grad=True``
+skips exactly those (parameter, context) copies and updates the rest.
+
+Instrumentation (source ``'trainer'``, see :mod:`gluonedu.instrument.events`):
+``BUS.step`` holds the number of steps taken (counted when ``step``/``update`` begins);
+``step_begin``/``step_end`` carry ``batch_size`` and ``rescale``; ``stale_grad`` is
+emitted per (parameter, context) with ``raised=1`` (before the error) or ``skipped=1``.
+
+State files (``save_states``/``load_states``) are described in
+:mod:`gluonedu.gluon.trainer_states`: a ZIP of ``.npy`` arrays and a JSON document,
+written atomically and validated completely before anything changes.
+"""
+import os
+
+import numpy as np
+
+from .. import kvstore as kvs
+from .. import optimizer as opt
+from ..instrument.events import BUS
+from .parameter import Parameter, ParameterDict
+from . import trainer_states
+
+__all__ = ['Trainer']
+
+#: A 'local' store keeps updates off the store above this many elements (as MXNet).
+_LOCAL_UPDATE_MAX_SIZE = 1024 * 1024 * 16
+
+
+def _create_sparse_kvstore(kvstore):
+    """(store, True): row_sparse weights always live on, and are updated by, a store."""
+    if isinstance(kvstore, kvs.KVStoreBase):
+        kv = kvstore
+    elif isinstance(kvstore, str):
+        kv = kvs.create(kvstore)
+    else:
+        raise TypeError("Cannot create '%s' KVStore with row_sparse parameters: pass the "
+                        "store's type as a string ('device', 'local') or a KVStore."
+                        % (kvstore,))
+    if not kv.is_capable(kvs.KVStoreBase.OPTIMIZER):
+        raise AssertionError("Parameters with row_sparse weights need a KVStore that can run "
+                             "the optimizer, and %s cannot; use 'device' or 'local'."
+                             % type(kv).__name__)
+    return kv, True
+
+
+def _create_kvstore(kvstore, num_device, arg_params):
+    """(store or None, update_on_kvstore) for dense weights on ``num_device`` contexts."""
+    update_on_kvstore = bool(int(os.getenv('MXNET_UPDATE_ON_KVSTORE', '1')))
+    if kvstore is None:
+        kv = None
+    elif isinstance(kvstore, str):
+        if num_device == 1 and 'dist' not in kvstore:
+            kv = None  # one device, one machine: nothing to reduce
+        else:
+            kv = kvs.create(kvstore)
+            if kvstore == 'local':
+                largest = max(int(np.prod(arr.shape)) for arr in arg_params.values())
+                if largest > _LOCAL_UPDATE_MAX_SIZE:
+                    update_on_kvstore = False
+    elif isinstance(kvstore, kvs.KVStoreBase):
+        kv = kvstore
+    else:
+        raise TypeError("kvstore must be a KVStore, a string such as 'device' or 'local', or "
+                        "None; got %s" % type(kvstore).__name__)
+    if kv is None:
+        update_on_kvstore = False
+    else:
+        update_on_kvstore &= kv.is_capable(kvs.KVStoreBase.OPTIMIZER)
+    return kv, update_on_kvstore
+
+
+class Trainer:
+    """Applies an Optimizer to a set of Parameters; use it with ``autograd``.
+
+    Updates always run on the store (``update_on_kvstore=False`` is refused) for a
+    distributed store with sparse weights or gradients, and for an asynchronous store.
+
+    Parameters
+    ----------
+    params : ParameterDict, dict or list of Parameter
+        What to optimise. A dict is taken in sorted key order, so every process
+        numbers the parameters alike.
+    optimizer : str or Optimizer
+        A registered name ('sgd', 'adam', ...) or an instance.
+    optimizer_params : dict, optional
+        Keyword arguments of the optimizer's constructor, e.g. ``{'learning_rate': 0.1}``;
+        must be empty when ``optimizer`` is an instance.
+    kvstore : str or KVStore, default 'device'
+        How gradients of several contexts are combined (see :func:`mx.kv.create`).
+    compression_params : dict, optional
+        Gradient compression for the store, e.g. ``{'type': '2bit', 'threshold': 0.5}``.
+    update_on_kvstore : bool, optional
+        Run the optimizer on the store. None chooses as described in the module
+        docstring; an explicit value overrides ``MXNET_UPDATE_ON_KVSTORE``.
+
+    Properties
+    ----------
+    learning_rate : float
+        The optimizer's current learning rate.
+    optimizer : Optimizer
+    """
+
+    def __init__(self, params, optimizer, optimizer_params=None, kvstore='device',
+                 compression_params=None, update_on_kvstore=None):
+        if isinstance(params, (dict, ParameterDict)):
+            params = [params[key] for key in sorted(params.keys())]
+        if not isinstance(params, (list, tuple)):
+            raise ValueError("First argument must be a list or dict of Parameters (e.g. "
+                             "net.collect_params()), got %s." % type(params))
+        self._params = []
+        self._contains_sparse_weight = False
+        self._contains_sparse_grad = False
+        self._param2idx = {}
+        for i, param in enumerate(params):
+            if not isinstance(param, Parameter):
+                raise ValueError("First argument must be a list or dict of Parameters (e.g. "
+                                 "net.collect_params()), got list of %s." % type(param))
+            self._param2idx[param.name] = i
+            self._params.append(param)
+            param._set_trainer(self)
+            if param._stype != 'default':
+                self._contains_sparse_weight = True
+            if param._grad_stype != 'default':
+                self._contains_sparse_grad = True
+        self._compression_params = compression_params
+        self._contexts = self._check_contexts()
+        self._init_optimizer(optimizer, optimizer_params or {})
+        self._scale = self._optimizer.rescale_grad
+        self._kvstore_params = {'kvstore': kvstore, 'update_on_kvstore': update_on_kvstore}
+        self._kv_initialized = False
+        self._kvstore = None
+        self._update_on_kvstore = None
+        self._distributed = None
+        self._params_to_init = []
+        self._num_steps = 0
+        self._reset_kvstore()
+
+    # ------------------------------------------------------------------ setup
+    def _check_contexts(self):
+        contexts = None
+        for param in self._params:
+            ctx = param.list_ctx()
+            if contexts is not None and contexts != ctx:
+                raise AssertionError(
+                    "All Parameters must be initialized on the same set of contexts, but "
+                    "Parameter %s is initialized on %s while previous Parameters are "
+                    "initialized on %s. Initialize them all with the same ctx list."
+                    % (param.name, ctx, contexts))
+            contexts = ctx
+        return contexts
+
+    def _init_optimizer(self, optimizer, optimizer_params):
+        # Not a copy: lr_mult/wd_mult changed on a Parameter later still take effect.
+        param_dict = dict(enumerate(self._params))
+        if isinstance(optimizer, opt.Optimizer):
+            if optimizer_params:
+                raise AssertionError("optimizer_params must be None if optimizer is an "
+                                     "instance of Optimizer instead of str: give those "
+                                     "settings to the Optimizer's constructor.")
+            self._optimizer = optimizer
+            self._optimizer.param_dict = param_dict
+        else:
+            self._optimizer = opt.create(optimizer, param_dict=param_dict, **optimizer_params)
+        # One Updater (and so one set of states) per context; they share the optimizer.
+        self._updaters = [opt.get_updater(self._optimizer) for _ in self._contexts]
+
+    def _init_params(self):
+        """Put initialised parameters into the store; deferred ones wait for a later call."""
+        if not self._kv_initialized:
+            raise AssertionError("Cannot initialize parameters in KVStore when KVStore is "
+                                 "not initialized.")
+        still_deferred = []
+        if self._kvstore:
+            for param in self._params_to_init:
+                if param._deferred_init:
+                    still_deferred.append(param)
+                    continue
+                arrays = param._check_and_get(param._data, list)
+                idx = self._param2idx[param.name]
+                if param._stype != 'default':
+                    self._kvstore.init(idx, arrays[0])
+                else:
+                    self._kvstore.broadcast(idx, arrays[0], arrays)
+        self._params_to_init = still_deferred
+
+    def _reset_kvstore(self):
+        """Forget the store; the next step creates it again and re-puts every parameter."""
+        if self._kvstore and 'dist' in self._kvstore.type:
+            raise RuntimeError("Cannot reset distributed KVStore.")
+        self._kv_initialized = False
+        self._kvstore = None
+        self._distributed = None
+        self._update_on_kvstore = None
+        self._params_to_init = list(self._params)
+
+    def _init_kvstore(self):
+        """Create the store and decide update_on_kvstore (MXNet's rules, three cases)."""
+        config = self._kvstore_params
+        if self._contains_sparse_weight:
+            # row_sparse_pull(weight) -> forward -> backward -> push(grad) -> pull(weight)
+            kvstore, update_on_kvstore = _create_sparse_kvstore(config['kvstore'])
+            self._distributed = 'dist' in kvstore.type
+            if config['update_on_kvstore'] is False:
+                raise ValueError("Cannot set update_on_kvstore=False when sparse weights are "
+                                 "present: row_sparse weights are updated on the store.")
+        elif self._contains_sparse_grad:
+            # Single machine: push and pull the sparse gradient, update locally (faster).
+            # Distributed: only push(grad) + pull(dense weight) exists, on the store.
+            arg_arrays = {p.name: p.data(self._contexts[0]) for p in self._params}
+            kvstore, _ = _create_kvstore(config['kvstore'], len(self._contexts), arg_arrays)
+            self._distributed = 'dist' in kvstore.type if kvstore else False
+            update_on_kvstore = self._distributed
+            if config['update_on_kvstore'] is not None:
+                if config['update_on_kvstore'] is False and self._distributed:
+                    raise ValueError("Cannot set update_on_kvstore=False on dist kvstore when "
+                                     "sparse gradients are present.")
+                update_on_kvstore = config['update_on_kvstore']
+            if kvstore is not None and not isinstance(kvstore, kvs.KVStore):
+                raise ValueError("Cannot use {} for multi-device training with sparse "
+                                 "gradients".format(type(kvstore)))
+        else:
+            # Dense weights and gradients: everything works but async without the store.
+            arg_arrays = {p.name: p.data(self._contexts[0]) for p in self._params}
+            kvstore, update_on_kvstore = _create_kvstore(config['kvstore'],
+                                                         len(self._contexts), arg_arrays)
+            self._distributed = 'dist' in kvstore.type if kvstore else False
+            if self._distributed and 'async' in kvstore.type:
+                update_on_kvstore = True
+                if config['update_on_kvstore'] is False:
+                    raise ValueError("Please set update_on_kvstore=True when training in "
+                                     "async mode.")
+            if config['update_on_kvstore'] is not None:
+                update_on_kvstore = config['update_on_kvstore']
+            # (MXNet fails here with an AttributeError when no store was needed; without
+            # a store there is nothing to update on, so the request is moot.)
+            if kvstore is not None and update_on_kvstore and \
+                    not kvstore.is_capable(kvs.KVStoreBase.OPTIMIZER):
+                if config['update_on_kvstore']:
+                    raise ValueError("Please set update_on_kvstore=False when training with "
+                                     "{}".format(type(kvstore)))
+                update_on_kvstore = False
+
+        if kvstore:
+            if self._compression_params:
+                kvstore.set_gradient_compression(self._compression_params)
+            if update_on_kvstore:
+                # Before init: the store may need the optimizer to set up its copies.
+                kvstore.set_optimizer(self._optimizer)
+            self._kvstore = kvstore
+            self._update_on_kvstore = update_on_kvstore
+        else:
+            self._kvstore = None
+            self._update_on_kvstore = None
+        self._kv_initialized = True
+
+    def _ensure_store(self):
+        """Create the store (first call) and put any newly initialised parameters in it."""
+        if not self._kv_initialized:
+            self._init_kvstore()
+        if self._params_to_init:
+            self._init_params()
+
+    # ------------------------------------------------------------------ learning rate
+    @property
+    def learning_rate(self):
+        """The optimizer's current learning rate."""
+        if not isinstance(self._optimizer, opt.Optimizer):
+            raise UserWarning("Optimizer has to be defined before its learning rate can be "
+                              "accessed.")
+        return self._optimizer.learning_rate
+
+    @property
+    def optimizer(self):
+        """The Optimizer this Trainer applies."""
+        if isinstance(self._optimizer, opt.Optimizer):
+            return self._optimizer
+        raise UserWarning("Optimizer has not been initialized yet")
+
+    def set_learning_rate(self, lr):
+        """Set the optimizer's learning rate (refused when an lr_scheduler drives it)."""
+        if not isinstance(self._optimizer, opt.Optimizer):
+            raise UserWarning("Optimizer has to be defined before its learning rate is "
+                              "mutated.")
+        self._optimizer.set_learning_rate(lr)
+
+    # ------------------------------------------------------------------ sparse weights
+    def _row_sparse_pull(self, parameter, out, row_id, full_idx=False):
+        """Pull rows ``row_id`` of a row_sparse weight into ``out`` (all rows: a plain pull)."""
+        self._ensure_store()
+        idx = self._param2idx[parameter.name]
+        if full_idx and 'dist' not in self._kvstore.type:
+            if row_id.size != out.shape[0]:
+                raise AssertionError("a full pull needs one row id per row of the output")
+            self._kvstore.pull(idx, out=out, priority=-idx, ignore_sparse=False)
+        else:
+            self._kvstore.row_sparse_pull(idx, out=out, row_ids=row_id, priority=-idx)
+
+    # ------------------------------------------------------------------ one step
+    def _check_and_rescale_grad(self, scale):
+        if self._update_on_kvstore and self._distributed and self._kv_initialized:
+            if self._optimizer.rescale_grad != scale:
+                raise UserWarning("Possible change in the `batch_size` from previous `step` "
+                                  "detected. Optimizer gradient normalizing factor will not "
+                                  "change w.r.t new batch_size when update_on_kvstore=True "
+                                  "and when distributed kvstore is used.")
+        self._optimizer.rescale_grad = scale
+
+    def _begin_step(self, batch_size, rescale):
+        self._num_steps += 1
+        BUS.step = self._num_steps
+        if BUS.active:
+            BUS.emit('step_begin', 'trainer', batch_size=float(batch_size),
+                     rescale=float(rescale))
+
+    def _end_step(self, batch_size, rescale):
+        if BUS.active:
+            BUS.emit('step_end', 'trainer', batch_size=float(batch_size),
+                     rescale=float(rescale))
+
+    def step(self, batch_size, ignore_stale_grad=False):
+        """One parameter update: ``allreduce_grads()`` then ``update()``.
+
+        Call it after ``autograd.backward()``, outside ``record()``.
+
+        Parameters
+        ----------
+        batch_size : int
+            Gradients are scaled by ``1/batch_size``; pass 1 if the loss is already a mean.
+        ignore_stale_grad : bool, default False
+            Skip parameters whose gradient backward has not written since the last step,
+            instead of raising.
+        """
+        rescale_grad = self._scale / batch_size
+        self._check_and_rescale_grad(rescale_grad)
+        self._begin_step(batch_size, rescale_grad)
+        self._ensure_store()
+        self._allreduce_grads()
+        self._update(ignore_stale_grad)
+        self._end_step(batch_size, rescale_grad)
+
+    def allreduce_grads(self):
+        """Sum each parameter's gradients over its contexts (then call ``update``).
+
+        Not available when updates run on the store (the store reduces and updates at
+        once); create the Trainer with ``update_on_kvstore=False`` to split the step.
+        """
+        self._ensure_store()
+        if self._kvstore and self._update_on_kvstore:
+            raise AssertionError("allreduce_grads() when parameters are updated on kvstore is "
+                                 "not supported. Try setting `update_on_kvstore` to False "
+                                 "when creating trainer.")
+        self._allreduce_grads()
+
+    def _allreduce_grads(self):
+        if not self._kvstore:
+            return  # one context: nothing to reduce
+        for i, param in enumerate(self._params):
+            if param.grad_req == 'null':
+                continue
+            grad_list = param.list_grad()
+            if grad_list[0].stype != 'default':
+                # Sparse gradients: push, then pull the weight (updated on the store) or
+                # the summed gradient (updated here). Dense pulls only for dense weights;
+                # sparse weights are pulled row by row before the next forward pass.
+                self._kvstore.push(i, grad_list, priority=-i)
+                if param._stype == 'default':
+                    pull_list = param.list_data() if self._update_on_kvstore else grad_list
+                    self._kvstore.pull(i, pull_list, priority=-i,
+                                       ignore_sparse=self._distributed)
+            elif self._update_on_kvstore:
+                self._kvstore.pushpull(i, grad_list, out=param.list_data(), priority=-i)
+            else:
+                self._kvstore.pushpull(i, grad_list, priority=-i)
+
+    def update(self, batch_size, ignore_stale_grad=False):
+        """Apply the optimizer to the (already reduced) gradients.
+
+        Call it after ``allreduce_grads()``; not available when updates run on the store.
+        Parameters as for :meth:`step`.
+        """
+        self._ensure_store()
+        if self._kvstore and self._update_on_kvstore:
+            raise AssertionError("update() when parameters are updated on kvstore is not "
+                                 "supported. Try setting `update_on_kvstore` to False when "
+                                 "creating trainer.")
+        rescale_grad = self._scale / batch_size
+        self._check_and_rescale_grad(rescale_grad)
+        self._begin_step(batch_size, rescale_grad)
+        self._update(ignore_stale_grad)
+        self._end_step(batch_size, rescale_grad)
+
+    def _raise_stale(self, param, data):
+        if BUS.active:
+            BUS.emit('stale_grad', 'trainer', param=param.name, context=data.context,
+                     raised=1.0)
+        raise UserWarning(
+            "Gradient of Parameter `%s` on context %s has not been updated by backward since "
+            "last `step`. This could mean a bug in your model that made it only use a subset "
+            "of the Parameters (Blocks) for this iteration. If you are intentionally only "
+            "using a subset, call step with ignore_stale_grad=True to suppress this warning "
+            "and skip updating of Parameters with stale gradient" % (param.name, data.context))
+
+    def _update(self, ignore_stale_grad=False):
+        loss_scaler = getattr(self, '_amp_loss_scaler', None)
+        if loss_scaler is not None and loss_scaler.has_overflow(self._params):
+            return  # inf/nan gradients: skip this step (the scaler lowers its scale)
+        on_store = bool(self._kvstore and self._update_on_kvstore)
+        updates = [[] for _ in self._updaters]  # per context: (index, grad, weight)
+        for i, param in enumerate(self._params):
+            if param.grad_req == 'null':
+                continue
+            if not ignore_stale_grad:
+                for data in param._check_and_get(param._data, list):
+                    if not data._fresh_grad:
+                        self._raise_stale(param, data)
+            if on_store:
+                continue  # the store already updated the weights during allreduce
+            for upd, arr, grad in zip(updates, param.list_data(), param.list_grad()):
+                if not ignore_stale_grad or arr._fresh_grad:
+                    upd.append((i, grad, arr))
+                    arr._fresh_grad = False
+                elif BUS.active:
+                    BUS.emit('stale_grad', 'trainer', param=param.name, context=arr.context,
+                             skipped=1.0)
+        if on_store:
+            return
+        for updater, upd in zip(self._updaters, updates):
+            if upd:
+                indices, grads, weights = zip(*upd)
+                updater(indices, grads, weights)
+
+    # ------------------------------------------------------------------ state files
+    def save_states(self, fname):
+        """Save the optimizer and its states (momentum, ...) to ``fname``.
+
+        The file format is documented in :mod:`gluonedu.gluon.trainer_states` (no
+        pickle); it is written atomically. Parameters' lr_mult/wd_mult are not saved.
+        With updates on the store, the store writes the file (``save_optimizer_states``).
+        """
+        if self._optimizer is None:
+            raise AssertionError("the Trainer has no optimizer to save")
+        self._ensure_store()
+        if self._update_on_kvstore:
+            if self._params_to_init:
+                raise AssertionError("Cannot save trainer states when some parameters are not "
+                                     "yet initialized in kvstore: run a forward pass first.")
+            self._kvstore.save_optimizer_states(fname, dump_optimizer=True)
+        else:
+            trainer_states.write_states(fname, trainer_states.states_bytes(
+                self._updaters[0], self._params, self._num_steps))
+
+    def load_states(self, fname):
+        """Load the optimizer and its states from ``fname`` (written by save_states).
+
+        The whole file is validated first (format, optimizer, parameter count, shapes,
+        dtypes); a damaged or foreign file raises MXNetError and changes nothing.
+        lr_mult/wd_mult come from this Trainer's parameters, not from the file.
+        """
+        data = trainer_states.read_states(fname)
+        self._ensure_store()
+        _, extra = trainer_states.check_states(data, self._params, fname)
+        if self._update_on_kvstore:
+            self._kvstore.load_optimizer_states(fname)
+            self._optimizer = self._kvstore._updater.optimizer
+        else:
+            for updater in self._updaters:
+                updater.set_states(data)
+                updater.optimizer = self._updaters[0].optimizer
+            self._optimizer = self._updaters[0].optimizer
+        self._optimizer.param_dict = dict(enumerate(self._params))
+        if extra is not None:
+            self._num_steps = int(extra.get('steps', self._num_steps))

@@ -1,0 +1,139 @@
+"""Trainer state files: what ``Trainer.save_states`` writes and ``load_states`` accepts.
+
+The file is the optimizer-states archive of :mod:`gluonedu.optimizer.serialization` —
+never pickle. It is a ZIP (``np.savez``-like) holding
+
+* ``states.json``: ``{"format": "gluonedu.optimizer-states", "version": 1,
+  "optimizer": {"optimizer": "<registered name>", "attrs": {...}},
+  "states": {"dict": [[index, <state>], ...]}, "extra": {...}}`` where ``attrs`` hold
+  the hyperparameters, the update counters (``num_update``,
+  ``_all_index_update_counts``) and the lr scheduler with its own attributes;
+* ``<k>.npy``: the arrays the states reference (momentum, mean, var, ...).
+
+``extra`` (written by the Trainer; absent from files a KVStore writes with
+``save_optimizer_states``) describes the Trainer that saved it::
+
+    {"writer": "gluonedu.gluon.Trainer", "version": 1, "steps": <trainer steps>,
+     "params": [{"name": ..., "shape": [...], "dtype": "float32", "stype": "default"}, ...]}
+
+Both kinds of file load into either kind of Trainer (updates on the store or not), as
+in MXNet, where both paths write the Updater's states.
+
+:func:`check_states` validates a file completely — archive checksums, format and
+version, a registered optimizer, a decodable structure, parameter count, shapes and
+dtypes — before the Trainer changes anything. Any problem raises
+:class:`~gluonedu.base.MXNetError` naming it.
+"""
+import numpy as np
+
+from .. import optimizer as opt
+from ..base import MXNetError
+from ..ndarray import NDArray
+from ..ndarray.io import atomic_write
+from ..optimizer.serialization import decode, dumps_states, read_document
+from .utils import shape_is_known
+
+__all__ = ['states_bytes', 'write_states', 'read_states', 'check_states']
+
+WRITER = 'gluonedu.gluon.Trainer'
+WRITER_VERSION = 1
+
+
+def _describe(param):
+    return {'name': param.name, 'shape': list(param.shape or ()),
+            'dtype': np.dtype(param.dtype).name, 'stype': param._stype}
+
+
+def states_bytes(updater, params, steps):
+    """The bytes of a state file: ``updater``'s states and optimizer, and ``params``."""
+    extra = {'writer': WRITER, 'version': WRITER_VERSION, 'steps': int(steps),
+             'params': [_describe(p) for p in params]}
+    return dumps_states(updater.states, updater.optimizer, extra=extra)
+
+
+def write_states(fname, data):
+    """Write ``data`` to ``fname`` atomically (temp file, fsync, rename)."""
+    atomic_write(fname, lambda f: f.write(data))
+
+
+def read_states(fname):
+    """The bytes of the state file ``fname``."""
+    with open(fname, 'rb') as f:
+        return f.read()
+
+
+def _arrays_of(state):
+    if isinstance(state, NDArray):
+        yield state
+    elif isinstance(state, (tuple, list)):
+        for item in state:
+            yield from _arrays_of(item)
+
+
+def _shapes_fit(saved, mine):
+    """Whether a saved shape fits a Parameter's (0 marks a dimension not known yet)."""
+    if shape_is_known(mine):
+        return tuple(saved) == tuple(mine)
+    return len(saved) == len(mine) and all(m in (0, -1, s) for s, m in zip(saved, mine))
+
+
+def check_states(data, params, fname):
+    """Validate state-file bytes against ``params``; return ``(document, extra)``.
+
+    Raises MXNetError, with ``fname`` in the message, on the first problem found.
+    """
+    def bad(why):
+        return MXNetError("cannot load trainer states from %s: %s. Nothing was changed."
+                          % (fname, why))
+    try:
+        document, arrays = read_document(data)
+    except MXNetError as err:
+        raise bad(str(err)) from None
+    if document.get('optimizer') is None:
+        raise bad("the file holds no optimizer (it was saved without dump_optimizer=True)")
+    extra = document.get('extra')
+    if extra is not None:
+        if not isinstance(extra, dict) or extra.get('writer') != WRITER or \
+                extra.get('version') != WRITER_VERSION or \
+                not isinstance(extra.get('params'), list):
+            raise bad("its trainer record %r is not one this gluonedu writes" % (extra,))
+        saved = extra['params']
+        if len(saved) != len(params):
+            raise bad("it was saved by a Trainer of %d parameters; this one has %d"
+                      % (len(saved), len(params)))
+        for i, (entry, param) in enumerate(zip(saved, params)):
+            try:
+                shape, dtype = tuple(entry['shape']), np.dtype(entry['dtype'])
+            except (KeyError, TypeError):
+                raise bad("its record of parameter %d is damaged" % i) from None
+            if not _shapes_fit(shape, param.shape):
+                raise bad("parameter %d (%s) was saved with shape %s; here %s has shape %s"
+                          % (i, entry.get('name'), shape, param.name, param.shape))
+            if dtype != np.dtype(param.dtype):
+                raise bad("parameter %d (%s) was saved as %s; here %s is %s"
+                          % (i, entry.get('name'), dtype, param.name,
+                             np.dtype(param.dtype).name))
+    try:
+        optimizer = decode(document['optimizer'], arrays)
+        states = decode(document['states'], arrays)
+    except MXNetError as err:
+        raise bad(str(err)) from None
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as err:
+        raise bad("its structure is damaged (%s: %s)" % (type(err).__name__, err)) from None
+    if not isinstance(optimizer, opt.Optimizer):
+        raise bad("its optimizer entry does not describe an Optimizer")
+    if not isinstance(states, dict):
+        raise bad("its states are not a table of parameter index -> state")
+    builtin = type(optimizer).__module__.startswith('gluonedu.optimizer')
+    for index, state in states.items():
+        if not isinstance(index, int) or not 0 <= index < len(params):
+            raise bad("it holds a state for parameter index %r; this Trainer has indices "
+                      "0..%d" % (index, len(params) - 1))
+        shape = params[index].shape
+        # The built-in optimizers keep every state array shaped like its weight.
+        if builtin and shape_is_known(shape):
+            for arr in _arrays_of(state):
+                if tuple(arr.shape) != tuple(shape):
+                    raise bad("the state of parameter %d (%s) has shape %s, not the "
+                              "parameter's %s" % (index, params[index].name, arr.shape, shape))
+    return document, extra
