@@ -1,6 +1,8 @@
 # gluonedu developer entry points.
 #   make lab    - create/update the virtual environment, then start JupyterLab on notebooks/
-#   make test   - create/update the virtual environment, then run pytest + nbval (all notebooks)
+#   make test   - create/update both virtual environments, then run pytest + nbval (all notebooks)
+#   make parity - the MXNet 1.9.1 parity suites only (tests/parity)
+#   make ref-venv - build the MXNet 1.9.1 reference environment (the parity oracle) only
 #   make clean  - remove the virtual environment(s) and caches
 # Only python3 (3.10+) with the venv module is needed; everything else comes from PyPI.
 
@@ -12,9 +14,11 @@ LAB_ARGS ?=
 # Extra arguments for pytest, e.g. PYTEST_ARGS='-x -k trainer' or PYTEST_ARGS='-m "not slow"'
 PYTEST_ARGS ?=
 
-# MXNet 1.9.1 reference environment (oracle for parity tests; not used by `make test` yet).
+# MXNet 1.9.1 reference environment: the oracle the parity tests (tests/parity) compare
+# against. The tests find its interpreter through GLUONEDU_MXNET_PYTHON.
 REF_VENV ?= .venv-mxnet
 REF_PYTHON ?= $(PYTHON)
+MXNET_PYTHON := $(abspath $(REF_VENV))/bin/python
 
 STAMP     := $(VENV)/.installed
 REF_STAMP := $(REF_VENV)/.installed
@@ -25,7 +29,7 @@ ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root)
 # Everything jupyter / IPython / matplotlib write during tests stays inside the venv.
 TEST_VAR := $(abspath $(VENV))/var
 
-.PHONY: all venv lab test clean ref-venv
+.PHONY: all venv lab test parity clean ref-venv
 
 all: test
 
@@ -50,10 +54,17 @@ test: export JUPYTER_PLATFORM_DIRS = 1
 test: export IPYTHONDIR          = $(TEST_VAR)/ipython
 test: export MPLCONFIGDIR        = $(TEST_VAR)/matplotlib
 test: export MPLBACKEND          = Agg
-test: $(STAMP)
+# Parity tests skip (naming why) without a working oracle, but fail when CI is set.
+test: export GLUONEDU_MXNET_PYTHON = $(MXNET_PYTHON)
+test: $(STAMP) $(REF_STAMP)
 	$(VENV)/bin/python -m pytest tests notebooks --nbval --nbval-current-env --nbval-sanitize-with nbval_sanitize.cfg $(PYTEST_ARGS)
 
-# Not part of `make test` yet: MXNet 1.9.1 + NumPy < 1.24 as a reference oracle for parity tests.
+parity: export GLUONEDU_MXNET_PYTHON = $(MXNET_PYTHON)
+parity: $(STAMP) $(REF_STAMP)
+	$(VENV)/bin/python -m pytest tests/parity $(PYTEST_ARGS)
+
+# MXNet 1.9.1 + NumPy < 1.24 as the reference oracle for the parity tests (`make test` builds it
+# first). pip keeps its wheel cache (~/.cache/pip, or PIP_CACHE_DIR): a rebuild reuses the wheels.
 # numpy<1.24 has wheels only up to CPython 3.11, so REF_PYTHON must be 3.8-3.11.
 # libmxnet.so bundles libopenblas/libgfortran but links the system libgomp.so.1 and libquadmath.so.0.
 ref-venv: $(REF_STAMP)

@@ -1,0 +1,81 @@
+"""gluonedu's 'local' and 'device' KVStores against MXNet 1.9.1, push by push.
+
+Every case of :func:`kvstore_parity_driver.kvstore_cases` — 'local' and 'device', 1, 2,
+3 and 5 devices, 2-bit compression on 'device', plain push/pull, pushpull, SGD-momentum
+and Adam running on the store, row-sparse values with ``row_sparse_pull`` — runs the
+same driver code on both sides from the same seeded inputs. Sums must match MXNet's bit
+for bit (they depend only on the order of the additions, which gluonedu keeps:
+'local' groups of four, 'device' left to right); optimizer updates within rtol 1e-5.
+The oracle runs once per session in its own interpreter, as the optimizer parity suite.
+"""
+import json
+import os
+import subprocess
+
+import numpy as np
+import pytest
+
+import kvstore_parity_driver
+from conftest import HERE, ORACLE_TIMEOUT_S, _oracle_unavailable, oracle_python
+
+CASES = kvstore_parity_driver.kvstore_cases()
+ORACLE_SCRIPT = HERE / 'oracle_kvstore.py'
+
+
+@pytest.fixture(scope='session')
+def kv_oracle(tmp_path_factory):
+    """``(results, meta)`` of every KVStore case run once on MXNet 1.9.1."""
+    python = oracle_python()
+    if not python.exists():
+        _oracle_unavailable('%s does not exist' % python)
+    workdir = tmp_path_factory.mktemp('mxnet_kvstore_oracle')
+    cases_path, results_path = workdir / 'cases.json', workdir / 'results.npz'
+    cases_path.write_text(json.dumps(CASES))
+    env = dict(os.environ, MXNET_STORAGE_FALLBACK_LOG_VERBOSE='0',
+               OMP_NUM_THREADS=os.environ.get('OMP_NUM_THREADS', '1'))
+    env.pop('PYTHONPATH', None)  # the oracle must not see the project's packages
+    try:
+        proc = subprocess.run([str(python), str(ORACLE_SCRIPT), str(cases_path),
+                               str(results_path)], cwd=str(workdir), env=env,
+                              capture_output=True, text=True, timeout=ORACLE_TIMEOUT_S)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        _oracle_unavailable('running %s failed: %s' % (python, exc))
+    if proc.returncode != 0 or not results_path.exists():
+        tail = '\n'.join((proc.stderr or proc.stdout or '').strip().splitlines()[-15:])
+        _oracle_unavailable('%s %s exited with status %d:\n%s'
+                            % (python, ORACLE_SCRIPT.name, proc.returncode, tail))
+    with np.load(results_path) as data:
+        results = {key: data[key] for key in data.files}
+    meta = json.loads(str(results.pop('__meta__')))
+    if not meta.get('mxnet_version', '').startswith('1.9.1'):
+        _oracle_unavailable('the oracle runs MXNet %s, not 1.9.1' % meta.get('mxnet_version'))
+    return results, meta
+
+
+def _expected(kv_oracle, case_id):
+    results, meta = kv_oracle
+    if case_id in meta['errors']:
+        err = meta['errors'][case_id]
+        pytest.fail('MXNet 1.9.1 raised on case %s: %s: %s\n%s' % (
+            case_id, err['type'], err['message'], err['traceback']), pytrace=False)
+    prefix = case_id + '|'
+    out = {k[len(prefix):]: v for k, v in results.items() if k.startswith(prefix)}
+    if not out:
+        pytest.fail('the oracle returned nothing for case %s' % case_id, pytrace=False)
+    return out
+
+
+@pytest.mark.parametrize('case', CASES, ids=[c['id'] for c in CASES])
+def test_kvstore_matches_mxnet(case, kv_oracle):
+    import gluonedu
+    expected = _expected(kv_oracle, case['id'])
+    got = kvstore_parity_driver.run_kvstore_case(gluonedu, case)
+    assert sorted(got) == sorted(expected)
+    exact = case['mode'] in ('push_pull', 'pushpull', 'row_sparse')
+    for name in sorted(expected):
+        if exact:
+            np.testing.assert_array_equal(got[name], expected[name],
+                                          err_msg='%s: %s' % (case['id'], name))
+        else:
+            np.testing.assert_allclose(got[name], expected[name], rtol=1e-5, atol=1e-6,
+                                       err_msg='%s: %s' % (case['id'], name))

@@ -1,0 +1,97 @@
+"""gluon.Trainer (with its KVStore) against MXNet 1.9.1, weight by weight, step by step.
+
+Every case of :func:`trainer_driver.trainer_cases` — an MLP over 1 and 2 contexts,
+'device' and 'local' stores (and a KVStore instance), update_on_kvstore True/False,
+with and without 2-bit compression, SGD-momentum and Adam; an Embedding(sparse_grad=True)
+model; save_states / load_states into a fresh Trainer halfway — runs the same driver
+code on both sides from the same seeded weights and data. After every step, every
+context's copy of every parameter must match MXNet's within rtol 1e-5 (atol 1e-6).
+
+All cases go to the oracle in ONE subprocess (MXNet's import costs seconds). Without a
+working oracle these tests skip, naming why — in CI (``CI`` set) they fail instead.
+"""
+import json
+import os
+import subprocess
+import warnings
+
+import numpy as np
+import pytest
+
+import trainer_driver
+from conftest import ORACLE_TIMEOUT_S, REPO, _oracle_unavailable, oracle_python
+
+CASES = trainer_driver.trainer_cases()
+ORACLE_SCRIPT = REPO / 'tests' / 'parity' / 'oracle_trainer_mxnet.py'
+RTOL, ATOL = 1e-5, 1e-6
+
+
+@pytest.fixture(scope='module')
+def trainer_oracle(tmp_path_factory):
+    """(results by "<id>|<name>", meta) from MXNet 1.9.1 for every case, run once."""
+    python = oracle_python()
+    if not python.exists():
+        _oracle_unavailable('%s does not exist' % python)
+    workdir = tmp_path_factory.mktemp('mxnet_trainer_oracle')
+    cases_path, inputs_path = workdir / 'cases.json', workdir / 'inputs.npz'
+    results_path = workdir / 'results.npz'
+    cases_path.write_text(json.dumps(CASES))
+    np.savez(inputs_path, **trainer_driver.make_inputs())
+    # NaiveEngine: same numbers, no thread hand-offs (the oracle runs ~2x faster).
+    env = dict(os.environ, MXNET_STORAGE_FALLBACK_LOG_VERBOSE='0',
+               MXNET_ENGINE_TYPE='NaiveEngine', OMP_NUM_THREADS='1')
+    env.pop('PYTHONPATH', None)
+    env.pop('MXNET_UPDATE_ON_KVSTORE', None)
+    try:
+        proc = subprocess.run([str(python), str(ORACLE_SCRIPT), str(cases_path),
+                               str(inputs_path), str(results_path)],
+                              cwd=str(workdir), env=env, capture_output=True, text=True,
+                              timeout=ORACLE_TIMEOUT_S)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        _oracle_unavailable('running %s failed: %s' % (python, exc))
+    if proc.returncode != 0 or not results_path.exists():
+        tail = '\n'.join((proc.stderr or proc.stdout or '').strip().splitlines()[-15:])
+        _oracle_unavailable('%s exited with status %d:\n%s'
+                            % (ORACLE_SCRIPT.name, proc.returncode, tail))
+    with np.load(results_path) as data:
+        results = {key: data[key] for key in data.files}
+    meta = json.loads(str(results.pop('__meta__')))
+    if not meta.get('mxnet_version', '').startswith('1.9.1'):
+        _oracle_unavailable('the oracle runs MXNet %s, not 1.9.1' % meta.get('mxnet_version'))
+    return results, meta
+
+
+def _case_results(results, case_id):
+    prefix = case_id + '|'
+    return {key[len(prefix):]: value for key, value in results.items()
+            if key.startswith(prefix)}
+
+
+@pytest.mark.parametrize('case', CASES, ids=[c['id'] for c in CASES])
+def test_trainer_matches_mxnet_after_every_step(case, trainer_oracle, tmp_path):
+    import gluonedu
+    results, meta = trainer_oracle
+    inputs = trainer_driver.make_inputs()
+    error = meta['errors'].get(case['id'])
+    if case['expect_error']:
+        assert error is not None, 'MXNet accepted a configuration it is expected to refuse'
+        with pytest.raises(Exception, match='(?i)compression'):
+            trainer_driver.run_trainer_case(gluonedu, case, inputs, str(tmp_path))
+        return
+    if error is not None:
+        pytest.fail('MXNet 1.9.1 raised on case %s: %s: %s\n%s'
+                    % (case['id'], error['type'], error['message'], error['traceback']),
+                    pytrace=False)
+    expected = _case_results(results, case['id'])
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')  # lazy-update notices and the like
+        got = trainer_driver.run_trainer_case(gluonedu, case, inputs, str(tmp_path))
+    assert sorted(got) == sorted(expected)
+    for name in sorted(expected):
+        want, have = expected[name], got[name]
+        assert have.shape == want.shape, name
+        for step in range(want.shape[0]):
+            np.testing.assert_allclose(
+                have[step], want[step], rtol=RTOL, atol=ATOL,
+                err_msg='%s: parameter %s differs from MXNet after step %d'
+                        % (case['id'], name, step + 1))
