@@ -36,7 +36,7 @@ PYPI_TO_CONDA = {
 # Extras whose packages must be listed (uncommented) in environment.yml.
 CONDA_EXTRAS = ("notebook", "test")
 # Extras whose packages appear in environment.yml only as a commented-out line.
-COMMENTED_EXTRAS = ("gpu",)
+COMMENTED_EXTRAS = ("gpu", "tensorboard")
 # Entries allowed in environment.yml that have no counterpart in the pyproject deps
 # (python is compared against requires-python separately).
 CONDA_ONLY = {"pip"}
