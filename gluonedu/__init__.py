@@ -16,6 +16,7 @@ from . import optimizer
 from . import kvstore
 from . import kvstore as kv
 from . import gluon
+from . import contrib
 from . import test_utils
 from . import data
 

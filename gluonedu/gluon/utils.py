@@ -19,6 +19,7 @@ import weakref
 import numpy as np
 
 from .. import ndarray as nd
+from ..instrument.events import BUS
 from ..ndarray import NDArray
 
 __all__ = ['split_data', 'split_and_load', 'clip_global_norm', 'check_sha1', 'shape_is_known',
@@ -137,6 +138,9 @@ def clip_global_norm(arrays, max_norm, check_isfinite=True):
     scale = nd.min(nd.concat(scale, nd.ones((1,), ctx=ctx, dtype=scale.dtype), dim=0))
     for array in arrays:
         array *= scale.as_in_context(array.context)
+    if BUS.active:
+        BUS.emit('clip', 'clip_global_norm', total_norm=float(total_norm.asscalar()),
+                 max_norm=float(max_norm), scale=float(scale.asscalar()))
     if check_isfinite:
         return total_norm.asscalar()
     return total_norm

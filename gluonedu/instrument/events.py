@@ -20,8 +20,9 @@ kind             source       values
 ``kv_push``      kvstore      ``bytes``, ``devices``, ``compressed_bytes``,
                               ``residual_norm`` (the last two with compression)
 ``kv_pull``      kvstore      ``bytes``, ``devices``
-``clip``         trainer /    ``total_norm``, ``max_norm``, ``scale`` (clip_global_norm);
-                 optimizer    ``clip_gradient`` (per param)
+``clip``         clip_global  ``total_norm``, ``max_norm``, ``scale`` (gluon.utils.
+                 _norm /      clip_global_norm); ``clip_gradient``,
+                 optimizer    ``clipped_fraction`` (per param, optimizer's clip_gradient)
 ``overflow``     loss_scaler  ``loss_scale`` — a step skipped for inf/nan gradients
 ``schedule``     scheduler    ``lr`` — the scheduler's value at ``num_update``
 ``staleness``    kvstore      ``versions_behind`` (per key and worker, async stores)
