@@ -19,5 +19,14 @@ from . import gluon
 from . import contrib
 from . import test_utils
 from . import data
+from . import instrument
 
 __version__ = '0.1.0'
+
+
+def __getattr__(name):
+    # viz and widgets pull in matplotlib and ipywidgets: load them on first use only.
+    if name in ('viz', 'widgets'):
+        import importlib
+        return importlib.import_module('.' + name, __name__)
+    raise AttributeError("module 'gluonedu' has no attribute %r" % name)

@@ -1,0 +1,11 @@
+"""``gluonedu.viz``: plots of the training machinery and 2-D loss landscapes.
+
+Matplotlib is imported only when a plot is drawn; the training core never imports viz.
+"""
+from .landscapes import (Landscape, Quadratic, Rosenbrock, Rastrigin, Beale, Himmelblau,
+                         Saddle, LANDSCAPES, run_optimizer)
+from .plots import plot_trajectories, plot_losses, contour_levels
+
+__all__ = ['Landscape', 'Quadratic', 'Rosenbrock', 'Rastrigin', 'Beale', 'Himmelblau',
+           'Saddle', 'LANDSCAPES', 'run_optimizer', 'plot_trajectories', 'plot_losses',
+           'contour_levels']
