@@ -32,8 +32,10 @@ kind             source       values
 ``param`` names the parameter (or KVStore key) and ``context`` the device, where they
 apply. ``step`` is the Trainer's step count at the time (0 before the first step).
 """
-from dataclasses import dataclass, field
+from collections.abc import Mapping
 import threading
+from types import MappingProxyType
+from typing import NamedTuple
 
 __all__ = ['Event', 'EventBus', 'Subscription', 'BUS', 'emit', 'subscribe', 'KINDS',
            'NORM_KINDS']
@@ -44,15 +46,18 @@ KINDS = ('step_begin', 'step_end', 'lr', 'wd', 'norm', 'state_norm', 'stale_grad
 NORM_KINDS = ('norm', 'state_norm')
 
 
-@dataclass(frozen=True)
-class Event:
-    """One thing that happened during training."""
+class Event(NamedTuple):
+    """One thing that happened during training (immutable; fields by name).
+
+    A NamedTuple rather than a frozen dataclass: one is built per parameter and kind
+    on every step, and a frozen dataclass takes several times as long to build.
+    """
     kind: str
     step: int
     source: str
     param: object = None
     context: object = None
-    values: dict = field(default_factory=dict)
+    values: Mapping = MappingProxyType({})   # read-only, so the shared default stays empty
 
 
 class Subscription:

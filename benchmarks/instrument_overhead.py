@@ -1,0 +1,150 @@
+"""What watching costs: ``Trainer.step`` on the digits MLP, bare and under a Recorder.
+
+Three configurations, measured in one run on identical networks and batches:
+
+* ``bare``        -- nobody subscribed to the instrumentation bus;
+* ``events only`` -- ``Recorder(trainer, norms=False)``: lr, wd, step and stale-gradient rows;
+* ``all norms``   -- ``Recorder(trainer, norms=True)``: also the weight, gradient, update
+  and optimizer-state (Adam's ``mean``/``var``) norms of every parameter, every step.
+
+each for both Trainer paths: the default (``fused=True``: flat buffers and a fused Adam
+kernel) and the readable reference (``fused=False``: one parameter at a time). The
+instrumentation is the same on both (the Updater reports after either has updated);
+what differs is the size of the step it is compared with.
+
+Only ``trainer.step`` is timed (forward and backward run between the timed calls, so each
+step has fresh gradients). The configurations take turns in short blocks of ``--steps``
+steps, round after round with the order rotated, so drifts of the machine (frequency,
+caches, other processes) hit all of them alike. Each block's figure is its mean ms per
+step; the report gives the minimum (the least disturbed block: the best estimate of
+the cost itself) and the median over ``--rounds`` rounds, each with its ratio to
+``bare`` on the same path. Wall-clock and thread CPU time are both reported; on a busy
+machine the CPU time is the steadier one.
+
+Aims (issue 5): events only <= 1.05x bare, all norms <= 1.5x bare.
+
+Usage::
+
+    .venv/bin/python benchmarks/instrument_overhead.py [--rounds 60] [--steps 5]
+"""
+import argparse
+import os
+import statistics
+import time
+
+# One thread each for BLAS and numba: on a small, busy machine, worker threads that spin
+# after each matmul of the (untimed) forward/backward, or a parallel fused kernel waiting
+# for a core, add noise larger than the overhead measured here. Set before NumPy and
+# numba load; an explicit setting wins.
+for _var in ('OPENBLAS_NUM_THREADS', 'OMP_NUM_THREADS', 'NUMBA_NUM_THREADS'):
+    os.environ.setdefault(_var, '1')
+
+import gluonedu as mx  # noqa: E402
+from gluonedu import autograd, gluon, nd  # noqa: E402
+from gluonedu.instrument import Recorder  # noqa: E402
+
+CONFIGS = ('bare', 'events only', 'all norms')
+NORMS = {'bare': None, 'events only': False, 'all norms': True}
+PATHS = {'fused (default)': {}, 'reference (fused=False)': {'fused': False}}
+AIMS = {'events only': 1.05, 'all norms': 1.5}
+
+
+def digits_mlp(seed=0):
+    """64 -> 128 -> 64 -> 10 with ReLU, Xavier-initialised from ``seed``."""
+    mx.random.seed(seed)
+    net = gluon.nn.Sequential()
+    net.add(gluon.nn.Dense(128, activation='relu', in_units=64),
+            gluon.nn.Dense(64, activation='relu', in_units=128),
+            gluon.nn.Dense(10, in_units=64))
+    net.initialize(mx.init.Xavier())
+    return net
+
+
+class Run:
+    """One network, its Trainer (Adam) and a batch cursor over the digits."""
+
+    def __init__(self, X, y, batch_size, trainer_kwargs, seed=0):
+        self.net = digits_mlp(seed)
+        self.trainer = gluon.Trainer(self.net.collect_params(), 'adam',
+                                     {'learning_rate': 1e-3}, **trainer_kwargs)
+        self.loss_fn = gluon.loss.SoftmaxCrossEntropyLoss()
+        self.X, self.y, self.batch_size = X, y, batch_size
+        self.cursor = 0
+
+    def timed_steps(self, steps, norms):
+        """Mean (wall, CPU) seconds per ``trainer.step`` over ``steps`` steps.
+
+        norms: None runs bare; False or True is the Recorder's ``norms=``.
+        """
+        recorder = None if norms is None else Recorder(self.trainer, norms=norms)
+        wall = cpu = 0.0
+        try:
+            for _ in range(steps):
+                start = self.cursor
+                self.cursor = (self.cursor + self.batch_size) % (len(self.X) - self.batch_size)
+                x = nd.array(self.X[start:start + self.batch_size])
+                y = nd.array(self.y[start:start + self.batch_size])
+                with autograd.record():
+                    loss = self.loss_fn(self.net(x), y)
+                loss.backward()
+                w0, c0 = time.perf_counter(), time.thread_time()
+                self.trainer.step(self.batch_size)
+                cpu += time.thread_time() - c0
+                wall += time.perf_counter() - w0
+        finally:
+            if recorder is not None:
+                recorder.detach()
+        return wall / steps, cpu / steps
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument('--rounds', type=int, default=60)
+    parser.add_argument('--steps', type=int, default=5, help='timed steps per block')
+    parser.add_argument('--batch-size', type=int, default=64)
+    args = parser.parse_args(argv)
+
+    X, y = mx.data.digits()
+    keys = [(path, config) for path in PATHS for config in CONFIGS]
+    runs = {key: Run(X, y, args.batch_size, PATHS[key[0]]) for key in keys}
+    for key in keys:                           # warm-up: states, flat buffers, jit, caches
+        runs[key].timed_steps(5, NORMS[key[1]])
+
+    wall = {key: [] for key in keys}
+    cpu = {key: [] for key in keys}
+    for r in range(args.rounds):
+        shift = r % len(keys)
+        for key in keys[shift:] + keys[:shift]:    # rotate who goes first
+            w, c = runs[key].timed_steps(args.steps, NORMS[key[1]])
+            wall[key].append(w)
+            cpu[key].append(c)
+
+    n_params = len(runs[keys[0]].trainer._params)
+    print('Trainer.step, digits MLP 64-128-64-10 (%d parameters), Adam, batch %d, '
+          '%d rounds x %d steps per configuration' % (n_params, args.batch_size,
+                                                      args.rounds, args.steps))
+    for path in PATHS:
+        print('\n== %s' % path)
+        report('wall clock (time.perf_counter)', path, wall)
+        report('CPU time of the thread (time.thread_time)', path, cpu)
+    return wall, cpu
+
+
+def report(title, path, per_round):
+    """Print min and median ms per step of each configuration and its ratios to bare."""
+    print(title)
+    print('  %-12s %9s %10s %10s %10s %8s' % ('config', 'min ms', 'median ms',
+                                              'ratio min', 'ratio med', 'aim'))
+    bare = per_round[path, 'bare']
+    bare_min, bare_med = min(bare), statistics.median(bare)
+    for config in CONFIGS:
+        times = per_round[path, config]
+        lo, med = min(times), statistics.median(times)
+        aim = AIMS.get(config)
+        print('  %-12s %9.3f %10.3f %9.3fx %9.3fx %8s' % (
+            config, 1e3 * lo, 1e3 * med, lo / bare_min, med / bare_med,
+            '' if aim is None else '<=%.2fx' % aim))
+
+
+if __name__ == '__main__':
+    main()
