@@ -1,0 +1,112 @@
+"""Trainer(fused=True) — the default — gives the numbers and events of fused=False.
+
+Through a real Trainer: one and two contexts (the flat all-reduce), parameters replaced
+with set_data / cast / reset_ctx between steps, state files, and instrumentation events.
+"""
+import numpy as np
+import pytest
+
+import gluonedu as mx
+from gluonedu import autograd, gluon, nd
+from gluonedu.gluon import nn
+from gluonedu.instrument.events import BUS
+
+
+@pytest.fixture(autouse=True)
+def fresh_names():
+    with mx.name.NameManager():
+        yield
+
+
+def _net(ctx, seed=0):
+    net = nn.HybridSequential()
+    net.add(nn.Dense(8, in_units=5, activation='relu'), nn.Dense(3, in_units=8))
+    net.initialize(ctx=ctx)
+    rng = np.random.RandomState(seed)
+    for p in net.collect_params().values():
+        p.set_data(nd.array(rng.randn(*p.shape) * 0.3))
+    return net
+
+
+def _train(fused, ctx, optimizer='adam', steps=4, between=None, **trainer_kw):
+    net = _net(ctx)
+    trainer = gluon.Trainer(net.collect_params(), optimizer,
+                            {'learning_rate': 0.05, 'wd': 1e-3}, fused=fused, **trainer_kw)
+    loss_fn = gluon.loss.SoftmaxCrossEntropyLoss()
+    rng = np.random.RandomState(1)
+    for step in range(steps):
+        x = rng.randn(4 * len(ctx), 5).astype(np.float32)
+        y = rng.randint(0, 3, 4 * len(ctx)).astype(np.float32)
+        with autograd.record():
+            losses = [loss_fn(net(nd.array(x[i::len(ctx)], ctx=c)), nd.array(y[i::len(ctx)], ctx=c))
+                      for i, c in enumerate(ctx)]
+        autograd.backward(losses)
+        trainer.step(4 * len(ctx))
+        if between is not None:
+            between(step, net, trainer)
+    return net, trainer
+
+
+def _weights(net):
+    return [p.data(p.list_ctx()[0]).asnumpy() for p in net.collect_params().values()]
+
+
+@pytest.mark.parametrize('optimizer', ['adam', 'sgd', 'lamb', 'rmsprop'])
+@pytest.mark.parametrize('n_ctx', [1, 2])
+def test_trainer_fused_equals_reference(optimizer, n_ctx):
+    ctx = [mx.cpu(i) for i in range(n_ctx)]
+    kw = {'update_on_kvstore': False} if n_ctx > 1 else {}
+    fused_net, fused_trainer = _train(True, ctx, optimizer, **kw)
+    ref_net, _ = _train(False, ctx, optimizer, **kw)
+    for got, want in zip(_weights(fused_net), _weights(ref_net)):
+        np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-7)
+    assert all(p.startswith('fused:') for u in fused_trainer._updaters
+               for _, p in u.last_paths)
+
+
+def test_replaced_parameters_keep_working():
+    """set_data writes into the views; cast and reset_ctx make new arrays: rebuilt."""
+    def between(step, net, trainer):
+        params = list(net.collect_params().values())
+        if step == 0:
+            params[0].set_data(params[0].data() * 0.5)
+        if step == 1:
+            params[1].reset_ctx(mx.cpu(0))
+        if step == 2:
+            net.cast('float64')
+            net.cast('float32')
+    fused_net, _ = _train(True, [mx.cpu(0)], 'adam', steps=5, between=between)
+    ref_net, _ = _train(False, [mx.cpu(0)], 'adam', steps=5, between=between)
+    for got, want in zip(_weights(fused_net), _weights(ref_net)):
+        np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-7)
+
+
+def test_state_files_round_trip(tmp_path):
+    path = str(tmp_path / 'trainer.states')
+
+    def save_then_load(step, net, trainer):
+        if step == 1:
+            trainer.save_states(path)
+            trainer.load_states(path)
+    fused_net, _ = _train(True, [mx.cpu(0)], 'adam', between=save_then_load)
+    ref_net, _ = _train(False, [mx.cpu(0)], 'adam', between=save_then_load)
+    for got, want in zip(_weights(fused_net), _weights(ref_net)):
+        np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-7)
+
+
+def test_events_are_those_of_the_reference():
+    def record(fused):
+        events = []
+        sub = BUS.subscribe(events.append, norms=True)
+        try:
+            with mx.name.NameManager():  # the same parameter names in both runs
+                _train(fused, [mx.cpu(0), mx.cpu(1)], 'adam', steps=2,
+                       update_on_kvstore=False)
+        finally:
+            sub.remove()
+        return [(e.kind, e.step, e.source, e.param, e.context, sorted(e.values)) for e in events], \
+            [list(e.values.values()) for e in events]
+    (fused_meta, fused_values), (ref_meta, ref_values) = record(True), record(False)
+    assert fused_meta == ref_meta
+    for got, want in zip(fused_values, ref_values):
+        np.testing.assert_allclose(got, want, rtol=1e-6)
