@@ -25,7 +25,8 @@ kind             source       values
                  optimizer    ``clipped_fraction`` (per param, optimizer's clip_gradient)
 ``overflow``     loss_scaler  ``loss_scale`` — a step skipped for inf/nan gradients
 ``schedule``     scheduler    ``lr`` — the scheduler's value at ``num_update``
-``staleness``    kvstore      ``versions_behind`` (per key and worker, async stores)
+``staleness``    kvstore      ``versions_behind`` (per key, async stores; ``context``
+                              names the worker: 'worker0', 'worker1', …)
 ``metric``       user         anything a training loop logs (loss, accuracy, …)
 ===============  ===========  ========================================================
 

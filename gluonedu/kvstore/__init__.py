@@ -3,12 +3,26 @@
 ``create('local')`` or ``create('device')`` make a single-machine store
 (:class:`KVStore`); ``create('nccl')`` one that sums across GPUs with NCCL; a class
 registered with :meth:`KVStoreBase.register` is created by its lower-cased name
-('teststore' is registered for tests). Distributed types ('dist_sync', ...) come with
-the Ray-based implementation, not yet here.
+('teststore' is registered for tests). The distributed types ('dist_sync',
+'dist_device_sync', 'dist_async') run on Ray, imported only when one is created:
+see :mod:`gluonedu.kvstore.dist`, :func:`local_cluster` (run workers from a notebook),
+:class:`StalenessSimulation` (a deterministic, in-process simulation of async workers)
+and ``python -m gluonedu.launch``.
 """
 from .base import KVStoreBase, TestStore, create, BUILTIN_TYPES, DIST_TYPES
 from .local import KVStore
 from .compression import TwoBitCompression
+from .dist_sim import StalenessSimulation
+
+
+def local_cluster(num_cpus=None):
+    """Start (or reuse) a Ray cluster on this machine to run workers from a notebook.
+
+    See :mod:`gluonedu.kvstore.dist_cluster`; Ray is imported only when this is called.
+    """
+    from .dist_cluster import local_cluster as _local_cluster
+    return _local_cluster(num_cpus=num_cpus)
+
 
 __all__ = ['create', 'KVStore', 'KVStoreBase', 'TestStore', 'TwoBitCompression',
-           'BUILTIN_TYPES', 'DIST_TYPES']
+           'BUILTIN_TYPES', 'DIST_TYPES', 'local_cluster', 'StalenessSimulation']

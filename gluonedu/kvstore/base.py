@@ -8,7 +8,8 @@ optimizer on the store (``set_optimizer``).
 ``create(name)`` looks ``name`` up in the registry of custom stores first (classes
 decorated with :meth:`KVStoreBase.register`, by lower-cased class name) and then among
 the built-in types: 'local', 'device' (and MXNet's older aliases 'local_update_cpu',
-'local_allreduce_cpu', 'local_allreduce_device'), and 'nccl' on GPUs.
+'local_allreduce_cpu', 'local_allreduce_device'), 'nccl' on GPUs, and the distributed
+types (:data:`DIST_TYPES`, on Ray; Ray is imported only when one is created).
 """
 import warnings
 
@@ -20,7 +21,7 @@ __all__ = ['KVStoreBase', 'TestStore', 'create', 'BUILTIN_TYPES', 'DIST_TYPES']
 #: Single-machine store types this package implements (name -> summation style).
 BUILTIN_TYPES = ('local', 'device', 'nccl', 'local_update_cpu', 'local_allreduce_cpu',
                  'local_allreduce_device')
-#: MXNet's distributed types; they arrive with the Ray-based implementation.
+#: MXNet's distributed types, implemented on Ray (gluonedu.kvstore.dist).
 DIST_TYPES = ('dist_sync', 'dist_async', 'dist_sync_device', 'dist_device_sync',
               'dist_async_device', 'dist_device_async', 'dist')
 
@@ -152,8 +153,11 @@ def create(name='local'):
         'local' by another route: the same sums, the same numbers).
         'nccl': sums across GPUs with NCCL (needs CuPy with NCCL and GPU values).
         A registered custom store's lower-cased class name (see ``KVStoreBase.register``).
-        'dist_*' types are not available yet: they come with the Ray-based
-        distributed implementation.
+        'dist_sync', 'dist_device_sync', 'dist_async' (and MXNet's spellings
+        'dist_sync_device', 'dist_async_device', 'dist_device_async', 'dist'): a
+        distributed store on Ray (``pip install 'gluonedu[dist]'``), created inside a
+        worker started by ``python -m gluonedu.launch`` or ``local_cluster().run``; see
+        :mod:`gluonedu.kvstore.dist`.
 
     Returns
     -------
@@ -171,12 +175,10 @@ def create(name='local'):
     if name in BUILTIN_TYPES:
         from .local import KVStore
         return KVStore(name)
-    if name.startswith('dist') or name in DIST_TYPES:
-        raise MXNetError(
-            "kvstore %r is a distributed store; distributed stores (dist_sync, dist_async, "
-            "dist_device_sync, ...) come with the Ray-based implementation, which is not "
-            "part of gluonedu yet. Use 'local' or 'device' for training on one machine."
-            % (name,))
-    valid = sorted(set(BUILTIN_TYPES) | set(KVStoreBase.kv_registry))
+    if name in DIST_TYPES:
+        # Ray is imported only here: the single-machine stores do not need it.
+        from .dist import create_dist
+        return create_dist(name)
+    valid = sorted(set(BUILTIN_TYPES) | set(DIST_TYPES) | set(KVStoreBase.kv_registry))
     raise ValueError("unknown kvstore type %r; the valid types are: %s"
                      % (name, ', '.join(valid)))

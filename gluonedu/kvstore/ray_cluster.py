@@ -1,0 +1,206 @@
+"""Starting and joining the Ray cluster the distributed stores run on.
+
+Ray is optional (``pip install 'gluonedu[dist]'``); it is imported only here, and only
+when a distributed store, the launcher or :func:`local_cluster` needs it.
+
+What a worker process needs to find its servers travels in environment variables (the
+launcher sets them; :func:`local_cluster` sets the same values inside its Ray tasks):
+
+=============================  =========================================================
+``GLUONEDU_RAY_ADDRESS``       the Ray cluster (``host:port`` of its head)
+``GLUONEDU_DIST_GROUP``        the Ray namespace of this training run's server actors
+``GLUONEDU_DIST_RANK``         this worker's rank, ``0 … num_workers-1``
+``GLUONEDU_DIST_NUM_WORKERS``  the number of workers
+``GLUONEDU_DIST_NUM_SERVERS``  the number of server actors
+``GLUONEDU_DIST_TIMEOUT``      seconds any wait on the cluster may take (default 120)
+=============================  =========================================================
+
+A local cluster started here keeps Ray's files (sockets, logs, spilled objects) in a
+fresh directory under the system temp dir, removed when the cluster stops; its
+authentication token lives only in the environment (``RAY_AUTH_TOKEN``) of this process
+and its children, never in ``~/.ray``; the dashboard is off and usage statistics are
+not collected.
+"""
+import os
+import secrets
+import shutil
+import socket
+import sys
+import tempfile
+from dataclasses import dataclass
+
+from ..base import MXNetError
+
+__all__ = ['WorkerEnv', 'import_ray', 'start_local_ray', 'stop_local_ray', 'connect_ray',
+           'check_address', 'timeout_seconds', 'ENV_ADDRESS', 'ENV_GROUP', 'ENV_RANK',
+           'ENV_NUM_WORKERS', 'ENV_NUM_SERVERS', 'ENV_TIMEOUT']
+
+ENV_ADDRESS = 'GLUONEDU_RAY_ADDRESS'
+ENV_GROUP = 'GLUONEDU_DIST_GROUP'
+ENV_RANK = 'GLUONEDU_DIST_RANK'
+ENV_NUM_WORKERS = 'GLUONEDU_DIST_NUM_WORKERS'
+ENV_NUM_SERVERS = 'GLUONEDU_DIST_NUM_SERVERS'
+ENV_TIMEOUT = 'GLUONEDU_DIST_TIMEOUT'
+
+_DEFAULT_TIMEOUT = 120.0
+
+#: Settings for Ray processes this package starts: no usage reports, no metrics
+#: exporter, and patience with agents that start slowly on a busy 2-core machine.
+_RAY_SETTINGS = {
+    'RAY_USAGE_STATS_ENABLED': '0',
+    'RAY_enable_metrics_collection': '0',
+    'RAY_agent_register_timeout_ms': '120000',
+    'RAY_raylet_start_wait_time_s': '120',
+    # Ray would start one idle worker per CPU for the first driver: wasted on a laptop.
+    'RAY_prestart_worker_first_driver': '0',
+}
+
+
+def import_ray():
+    """The ``ray`` module, or an ImportError saying how to install it."""
+    try:
+        import ray
+    except ImportError as err:
+        raise ImportError("distributed kvstores (dist_sync, dist_async, ...) run on Ray, which "
+                          "is not installed; install it with `pip install 'gluonedu[dist]'` "
+                          "(or `pip install ray`)") from err
+    return ray
+
+
+def timeout_seconds():
+    """The bound on any wait for the cluster (``GLUONEDU_DIST_TIMEOUT``, default 120 s)."""
+    text = os.environ.get(ENV_TIMEOUT)
+    if not text:
+        return _DEFAULT_TIMEOUT
+    try:
+        value = float(text)
+    except ValueError:
+        raise MXNetError("%s must be a number of seconds, got %r" % (ENV_TIMEOUT, text)) from None
+    if value <= 0:
+        raise MXNetError("%s must be positive, got %r" % (ENV_TIMEOUT, text))
+    return value
+
+
+@dataclass(frozen=True)
+class WorkerEnv:
+    """Where a worker is: its cluster, its run's server group, its rank.
+
+    ``servers``: the server actors' handles, when the worker runs as a Ray task of the
+    process that holds them (local_cluster); otherwise the worker finds them by name.
+    """
+    address: str
+    group: str
+    rank: int
+    num_workers: int
+    num_servers: int
+    servers: tuple = None
+
+    def to_environ(self):
+        """The environment variables that describe this worker (for a subprocess)."""
+        return {ENV_ADDRESS: self.address, ENV_GROUP: self.group, ENV_RANK: str(self.rank),
+                ENV_NUM_WORKERS: str(self.num_workers),
+                ENV_NUM_SERVERS: str(self.num_servers)}
+
+    @classmethod
+    def from_environ(cls, environ=None):
+        """The worker described by ``environ`` (``os.environ``), or None if it names none."""
+        environ = os.environ if environ is None else environ
+        if ENV_GROUP not in environ:
+            return None
+        try:
+            return cls(environ[ENV_ADDRESS], environ[ENV_GROUP], int(environ[ENV_RANK]),
+                       int(environ[ENV_NUM_WORKERS]), int(environ[ENV_NUM_SERVERS]))
+        except (KeyError, ValueError) as err:
+            raise MXNetError("%s is set but the other GLUONEDU_DIST_* variables are missing or "
+                             "malformed (%s); start workers with `python -m gluonedu.launch`"
+                             % (ENV_GROUP, err)) from None
+
+
+def check_address(address, timeout=3.0):
+    """Fail fast, with a clear message, when nothing listens at ``host:port``."""
+    host, sep, port = address.rpartition(':')
+    if address.startswith('ray://'):
+        raise MXNetError("--address takes the head's host:port (from `ray start --head`), not a "
+                         "Ray Client address %r" % (address,))
+    if not sep or not port.isdigit():
+        raise MXNetError("the Ray address must look like HOST:PORT (e.g. 192.168.1.5:6379, as "
+                         "printed by `ray start --head`), got %r" % (address,))
+    try:
+        with socket.create_connection((host, int(port)), timeout=timeout):
+            pass
+    except OSError as err:
+        raise MXNetError("no Ray cluster answers at %s (%s). Start one there with `ray start "
+                         "--head --port=%s`, or leave out --address to start a local cluster."
+                         % (address, err.strerror or err, port)) from None
+
+
+_LOCAL = {}   # what start_local_ray set up, for stop_local_ray
+_AUTH_VARS = ('RAY_AUTH_MODE', 'RAY_AUTH_TOKEN', 'RAY_AUTH_TOKEN_PATH')
+
+
+def start_local_ray(num_cpus=None, log_to_driver=False):
+    """Start a Ray cluster on this machine, with this process as its driver.
+
+    Returns the cluster's address (``host:port``) for other processes to join. Ray's
+    files go to a fresh temp directory (removed by :func:`stop_local_ray`).
+    """
+    already_imported = 'ray' in sys.modules
+    if already_imported and sys.modules['ray'].is_initialized():
+        raise MXNetError("this process is already connected to a Ray cluster; stop it with "
+                         "ray.shutdown() before starting a local one")
+    for name, value in _RAY_SETTINGS.items():
+        os.environ.setdefault(name, value)
+    # Token authentication with a token that lives only in this process tree's environment
+    # (restored by stop_local_ray).
+    _LOCAL['saved_env'] = {k: os.environ.get(k) for k in _AUTH_VARS}
+    os.environ['RAY_AUTH_MODE'] = 'token'
+    os.environ['RAY_AUTH_TOKEN'] = secrets.token_hex(32)
+    os.environ.pop('RAY_AUTH_TOKEN_PATH', None)
+    ray = import_ray()
+    if already_imported:
+        # Ray read RAY_AUTH_MODE when it was imported; make it read the environment again.
+        try:
+            from ray._raylet import Config
+            Config.initialize("")
+        except (ImportError, AttributeError):  # an older Ray without token authentication
+            pass
+    # Unix socket paths are limited to ~100 characters: keep the directory name short.
+    temp_dir = tempfile.mkdtemp(prefix='gluonedu-ray-')
+    try:
+        # On loopback only: nothing outside this machine can reach a local cluster.
+        ray.init(num_cpus=num_cpus or max(os.cpu_count() or 1, 2), include_dashboard=False,
+                 _node_ip_address='127.0.0.1', _temp_dir=temp_dir, logging_level='ERROR',
+                 log_to_driver=log_to_driver, configure_logging=True)
+    except BaseException:
+        shutil.rmtree(temp_dir, ignore_errors=True)
+        _LOCAL['temp_dir'] = None
+        stop_local_ray()
+        raise
+    _LOCAL['temp_dir'] = temp_dir
+    return ray.get_runtime_context().gcs_address
+
+
+def stop_local_ray():
+    """Stop what :func:`start_local_ray` started and remove its files."""
+    ray = import_ray()
+    ray.shutdown()
+    temp_dir = _LOCAL.pop('temp_dir', None)
+    if temp_dir:
+        shutil.rmtree(temp_dir, ignore_errors=True)
+    for name, value in _LOCAL.pop('saved_env', {}).items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
+
+
+def connect_ray(address, log_to_driver=False):
+    """Join the Ray cluster at ``address`` as a driver (a no-op if already connected)."""
+    ray = import_ray()
+    if ray.is_initialized():
+        return
+    for name, value in _RAY_SETTINGS.items():
+        os.environ.setdefault(name, value)
+    check_address(address)
+    ray.init(address=address, logging_level='ERROR', log_to_driver=log_to_driver,
+             configure_logging=True)

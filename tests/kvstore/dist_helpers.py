@@ -1,0 +1,165 @@
+"""Worker functions and a reference trainer shared by the distributed-store tests.
+
+The workers run in Ray worker processes; ``LocalCluster.run`` sends these functions
+by value, so this module needs no installation.
+"""
+import numpy as np
+
+BATCH = 16
+
+
+def build_net(mx):
+    """The digits MLP, seeded, with the same parameter names in every process."""
+    from gluonedu.gluon import nn
+    mx.random.seed(3)
+    with mx.name.NameManager():
+        net = nn.Sequential()
+        with net.name_scope():
+            net.add(nn.Dense(32, activation='relu', in_units=64), nn.Dense(10, in_units=32))
+    net.initialize(mx.init.Xavier())
+    return net
+
+
+def weights_of(net):
+    params = net.collect_params()
+    return [params[k].data().asnumpy() for k in sorted(params.keys())]
+
+
+def batch_rows(step, rank, num_workers, batch=BATCH):
+    """Rows of worker ``rank``'s batch at ``step``: its slice of the global batch."""
+    start = (step * num_workers + rank) * batch
+    return slice(start, start + batch)
+
+
+def train_digits(kv_type, steps, optimizer='sgd', optimizer_params=None, load_states=None,
+                 save_states=None, start_step=0, start_weights=None, record_staleness=False,
+                 data=None):
+    """One worker's training: each step takes its slice of the global batch.
+
+    ``data``: (X, y), sent by the caller so that workers need not load it.
+    Returns a dict: rank, num_workers, final weights, losses, staleness values.
+    """
+    import gluonedu as mx
+    from gluonedu import autograd, gluon
+    kv = mx.kv.create(kv_type)
+    X, y = data if data is not None else mx.data.digits()
+    net = build_net(mx)
+    if start_weights is not None:
+        params = net.collect_params()
+        for k, w in zip(sorted(params.keys()), start_weights):
+            params[k].set_data(mx.nd.array(w))
+    trainer = gluon.Trainer(net.collect_params(), optimizer,
+                            optimizer_params or {'learning_rate': 0.1}, kvstore=kv)
+    loss_fn = gluon.loss.SoftmaxCrossEntropyLoss()
+    n = kv.num_workers
+    if load_states:
+        trainer.load_states(load_states)   # every worker: rank 0 sends, all meet at a barrier
+    recorder = mx.instrument.Recorder(kinds=['staleness']) if record_staleness else None
+    losses = []
+    for step in range(start_step, start_step + steps):
+        rows = batch_rows(step % 20, kv.rank, n)
+        xb, yb = mx.nd.array(X[rows]), mx.nd.array(y[rows])
+        with autograd.record():
+            loss = loss_fn(net(xb), yb)
+        loss.backward()
+        trainer.step(BATCH * n)
+        losses.append(float(loss.mean().asscalar()))
+    if save_states and kv.rank == 0:
+        trainer.save_states(save_states)
+    kv.barrier()  # the file is complete before any worker returns
+    full = float(loss_fn(net(mx.nd.array(X)), mx.nd.array(y)).mean().asscalar())
+    staleness = [r.value for r in recorder.rows] if recorder else []
+    contexts = sorted({r.context for r in recorder.rows}) if recorder else []
+    if recorder:
+        recorder.detach()
+    return {'rank': kv.rank, 'num_workers': n, 'weights': weights_of(net), 'losses': losses,
+            'full_loss': full, 'staleness': staleness, 'contexts': contexts}
+
+
+def train_single(num_workers, steps, optimizer='sgd', optimizer_params=None):
+    """Single-process training on the concatenated batches of ``num_workers`` workers."""
+    import gluonedu as mx
+    from gluonedu import autograd, gluon
+    X, y = mx.data.digits()
+    net = build_net(mx)
+    trainer = gluon.Trainer(net.collect_params(), optimizer,
+                            optimizer_params or {'learning_rate': 0.1}, kvstore='local')
+    loss_fn = gluon.loss.SoftmaxCrossEntropyLoss()
+    for step in range(steps):
+        first, last = batch_rows(step % 20, 0, num_workers), batch_rows(step % 20, num_workers - 1,
+                                                                         num_workers)
+        rows = slice(first.start, last.stop)
+        with autograd.record():
+            loss = loss_fn(net(mx.nd.array(X[rows])), mx.nd.array(y[rows]))
+        loss.backward()
+        trainer.step(BATCH * num_workers)
+    return weights_of(net)
+
+
+def store_basics():
+    """dist_sync: rank 0's init wins, 2-bit pushes with the residual on the worker,
+    row_sparse_pull, events naming the worker."""
+    import gluonedu as mx
+    kv = mx.kv.create('dist_sync')
+    out = {'rank': kv.rank, 'type': kv.type, 'capable': kv.is_capable('optimizer')}
+    kv.init(0, mx.nd.ones((3,)) * (kv.rank + 7))        # rank 0's 7 wins
+    pulled = mx.nd.zeros((3,))
+    kv.pull(0, out=pulled)
+    out['init'] = pulled.asnumpy().tolist()
+    kv.set_gradient_compression({'type': '2bit', 'threshold': 0.5})
+    kv.init(1, mx.nd.zeros((5,)))
+    with mx.instrument.Recorder(kinds=['kv_push', 'kv_pull']) as rec:
+        kv.push(1, mx.nd.array([0.3, 0.6, -0.7, 0.1, 1.2]))
+        kv.pull(1, out=mx.nd.zeros((5,)))
+    summed = mx.nd.zeros((5,))
+    kv.pull(1, out=summed)
+    out['compressed_sum'] = summed.asnumpy().tolist()
+    out['residual'] = kv.gradient_compression.residual(1, 0).asnumpy().tolist()
+    out['push_rows'] = sorted({(r.event, r.name, r.context) for r in rec.rows})
+    dense = mx.nd.array(np.arange(8, dtype=np.float32).reshape(4, 2))
+    kv.init(2, dense.tostype('row_sparse'))
+    rows = mx.nd.sparse.zeros('row_sparse', (4, 2))
+    kv.row_sparse_pull(2, out=rows, row_ids=mx.nd.array([2, 0]))
+    out['rsp_indices'] = rows.indices.asnumpy().tolist()
+    out['rsp_data'] = rows.data.asnumpy().tolist()
+    kv.barrier()
+    return out
+
+
+def trainer_rules():
+    """The Trainer's rules for distributed stores, on dist_async."""
+    import gluonedu as mx
+    from gluonedu import autograd, gluon
+    from gluonedu.gluon import nn
+    found = {}
+    net = nn.Dense(2, in_units=3)
+    net.initialize()
+    x = mx.nd.ones((4, 3))
+
+    def backward():
+        with autograd.record():
+            loss = net(x).sum()
+        loss.backward()
+    refused = gluon.Trainer(net.collect_params(), 'sgd', kvstore='dist_async',
+                            update_on_kvstore=False)
+    backward()
+    try:
+        refused.step(4)
+    except ValueError as err:
+        found['async_without_store_updates'] = str(err)
+    trainer = gluon.Trainer(net.collect_params(), 'sgd', {'learning_rate': 0.1},
+                            kvstore='dist_async')
+    backward()
+    trainer.step(4)
+    found['update_on_kvstore'] = trainer._update_on_kvstore
+    found['distributed'] = trainer._distributed
+    backward()
+    try:
+        trainer.step(8)
+    except UserWarning as err:
+        found['batch_size_change'] = str(err)
+    try:
+        trainer._reset_kvstore()
+    except RuntimeError as err:
+        found['reset'] = str(err)
+    return found

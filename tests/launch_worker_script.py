@@ -1,0 +1,18 @@
+"""A worker script for the launcher tests: pushpull a few steps; optionally die.
+
+Environment: STEPS (default 6); KILL_RANK — that worker kills itself (SIGKILL) at step 2.
+"""
+import os
+import signal
+
+import gluonedu as mx
+
+kv = mx.kv.create('dist_sync')
+kv.init(0, mx.nd.zeros((4,)))
+out = mx.nd.zeros((4,))
+for step in range(int(os.environ.get('STEPS', '6'))):
+    if step == 2 and kv.rank == int(os.environ.get('KILL_RANK', '-1')):
+        os.kill(os.getpid(), signal.SIGKILL)
+    kv.pushpull(0, mx.nd.ones((4,)), out=out)
+    print('step %d sum %g' % (step, out.asnumpy()[0]), flush=True)
+print('rank %d of %d done' % (kv.rank, kv.num_workers), flush=True)
