@@ -1,6 +1,7 @@
 # gluonedu developer entry points.
 #   make lab    - create/update the virtual environment, then start JupyterLab on notebooks/
-#   make test   - create/update both virtual environments, then run pytest + nbval (all notebooks)
+#   make test   - create/update both virtual environments (and Chromium, for the browser
+#                 test), then run pytest + nbval (all notebooks)
 #   make parity - the MXNet 1.9.1 parity suites only (tests/parity)
 #   make ref-venv - build the MXNet 1.9.1 reference environment (the parity oracle) only
 #   make clean  - remove the virtual environment(s) and caches
@@ -29,7 +30,7 @@ ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root)
 # Everything jupyter / IPython / matplotlib write during tests stays inside the venv.
 TEST_VAR := $(abspath $(VENV))/var
 
-.PHONY: all venv lab test parity clean ref-venv
+.PHONY: all venv lab test parity clean ref-venv chromium
 
 all: test
 
@@ -41,7 +42,7 @@ $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV) || \
 	  { echo "error: '$(PYTHON) -m venv' failed (on Debian/Ubuntu: apt-get install python3-venv)." >&2; exit 1; }
 	$(VENV)/bin/python -m pip install --upgrade pip
-	$(VENV)/bin/python -m pip install -e '.[notebook,test]'
+	$(VENV)/bin/python -m pip install -e '.[notebook,test,tensorboard,fast,dist]'
 	touch $@
 
 lab: $(STAMP)
@@ -56,12 +57,26 @@ test: export MPLCONFIGDIR        = $(TEST_VAR)/matplotlib
 test: export MPLBACKEND          = Agg
 # Parity tests skip (naming why) without a working oracle, but fail when CI is set.
 test: export GLUONEDU_MXNET_PYTHON = $(MXNET_PYTHON)
-test: $(STAMP) $(REF_STAMP)
+test: $(STAMP) $(REF_STAMP) chromium
 	$(VENV)/bin/python -m pytest tests notebooks --nbval --nbval-current-env --nbval-sanitize-with nbval_sanitize.cfg $(PYTEST_ARGS)
 
 parity: export GLUONEDU_MXNET_PYTHON = $(MXNET_PYTHON)
 parity: $(STAMP) $(REF_STAMP)
 	$(VENV)/bin/python -m pytest tests/parity $(PYTEST_ARGS)
+
+# The browser test (tests/browser) drives Debian's Chromium at /usr/bin/chromium through
+# Playwright (which never downloads a browser here). Installed with apt-get when missing and
+# we are root (as in CI); otherwise this says what to install, and the test fails under CI
+# and skips elsewhere.
+chromium:
+	@if [ ! -x /usr/bin/chromium ]; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "installing chromium (apt-get) for the browser test"; \
+	    apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium; \
+	  else \
+	    echo "note: /usr/bin/chromium is missing; the browser test needs it: sudo apt-get install chromium" >&2; \
+	  fi; \
+	fi
 
 # MXNet 1.9.1 + NumPy < 1.24 as the reference oracle for the parity tests (`make test` builds it
 # first). pip keeps its wheel cache (~/.cache/pip, or PIP_CACHE_DIR): a rebuild reuses the wheels.

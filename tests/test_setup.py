@@ -32,11 +32,12 @@ ROOT = Path(__file__).resolve().parents[1]
 # PyPI name -> conda-forge name, where they differ.
 PYPI_TO_CONDA = {
     "cupy-cuda12x": "cupy",
+    "ray": "ray-core",
 }
 # Extras whose packages must be listed (uncommented) in environment.yml.
-CONDA_EXTRAS = ("notebook", "test")
+CONDA_EXTRAS = ("notebook", "test", "tensorboard", "fast", "dist")
 # Extras whose packages appear in environment.yml only as a commented-out line.
-COMMENTED_EXTRAS = ("gpu", "tensorboard")
+COMMENTED_EXTRAS = ("gpu",)
 # Entries allowed in environment.yml that have no counterpart in the pyproject deps
 # (python is compared against requires-python separately).
 CONDA_ONLY = {"pip"}

@@ -36,6 +36,7 @@ State files (``save_states``/``load_states``) are described in
 :mod:`gluonedu.gluon.trainer_states`: a ZIP of ``.npy`` arrays and a JSON document,
 written atomically and validated completely before anything changes.
 """
+import contextlib
 import os
 
 import numpy as np
@@ -44,7 +45,7 @@ from .. import kvstore as kvs
 from .. import optimizer as opt
 from ..instrument.events import BUS
 from .parameter import Parameter, ParameterDict
-from . import trainer_states
+from . import trainer_fused, trainer_states
 
 __all__ = ['Trainer']
 
@@ -118,6 +119,12 @@ class Trainer:
     update_on_kvstore : bool, optional
         Run the optimizer on the store. None chooses as described in the module
         docstring; an explicit value overrides ``MXNET_UPDATE_ON_KVSTORE``.
+    fused : bool, default True
+        (gluonedu only.) Update through flat multi-tensor buffers and fused kernels
+        (:mod:`gluonedu.optimizer._fused`: numba when installed, else NumPy; CuPy on
+        GPUs), with the same numbers as the readable per-parameter path. ``False``
+        runs the reference Updater, one parameter at a time — to step through it.
+        Parameters the fast path does not cover fall back to the reference anyway.
 
     Properties
     ----------
@@ -127,7 +134,7 @@ class Trainer:
     """
 
     def __init__(self, params, optimizer, optimizer_params=None, kvstore='device',
-                 compression_params=None, update_on_kvstore=None):
+                 compression_params=None, update_on_kvstore=None, fused=True):
         if isinstance(params, (dict, ParameterDict)):
             params = [params[key] for key in sorted(params.keys())]
         if not isinstance(params, (list, tuple)):
@@ -149,6 +156,7 @@ class Trainer:
             if param._grad_stype != 'default':
                 self._contains_sparse_grad = True
         self._compression_params = compression_params
+        self._fused = fused
         self._contexts = self._check_contexts()
         self._init_optimizer(optimizer, optimizer_params or {})
         self._scale = self._optimizer.rescale_grad
@@ -188,7 +196,8 @@ class Trainer:
         else:
             self._optimizer = opt.create(optimizer, param_dict=param_dict, **optimizer_params)
         # One Updater (and so one set of states) per context; they share the optimizer.
-        self._updaters = [opt.get_updater(self._optimizer) for _ in self._contexts]
+        self._updaters = trainer_fused.make_updaters(self._optimizer, self._contexts,
+                                                     self._fused)
 
     def _init_params(self):
         """Put initialised parameters into the store; deferred ones wait for a later call."""
@@ -331,14 +340,24 @@ class Trainer:
                                   "and when distributed kvstore is used.")
         self._optimizer.rescale_grad = scale
 
-    def _begin_step(self, batch_size, rescale):
+    @contextlib.contextmanager
+    def _counted_step(self, batch_size, rescale):
+        """Count the step and bracket it with step_begin/step_end events.
+
+        A step that raises (e.g. on a stale gradient) is not counted: the next one
+        reuses its number.
+        """
         self._num_steps += 1
         BUS.step = self._num_steps
         if BUS.active:
             BUS.emit('step_begin', 'trainer', batch_size=float(batch_size),
                      rescale=float(rescale))
-
-    def _end_step(self, batch_size, rescale):
+        try:
+            yield
+        except BaseException:
+            self._num_steps -= 1
+            BUS.step = self._num_steps
+            raise
         if BUS.active:
             BUS.emit('step_end', 'trainer', batch_size=float(batch_size),
                      rescale=float(rescale))
@@ -358,11 +377,10 @@ class Trainer:
         """
         rescale_grad = self._scale / batch_size
         self._check_and_rescale_grad(rescale_grad)
-        self._begin_step(batch_size, rescale_grad)
-        self._ensure_store()
-        self._allreduce_grads()
-        self._update(ignore_stale_grad)
-        self._end_step(batch_size, rescale_grad)
+        with self._counted_step(batch_size, rescale_grad):
+            self._ensure_store()
+            self._allreduce_grads()
+            self._update(ignore_stale_grad)
 
     def allreduce_grads(self):
         """Sum each parameter's gradients over its contexts (then call ``update``).
@@ -380,6 +398,8 @@ class Trainer:
     def _allreduce_grads(self):
         if not self._kvstore:
             return  # one context: nothing to reduce
+        if self._fused and trainer_fused.flat_allreduce(self):
+            return  # summed on the flat buffers, one operation per context
         for i, param in enumerate(self._params):
             if param.grad_req == 'null':
                 continue
@@ -411,9 +431,8 @@ class Trainer:
                                  "creating trainer.")
         rescale_grad = self._scale / batch_size
         self._check_and_rescale_grad(rescale_grad)
-        self._begin_step(batch_size, rescale_grad)
-        self._update(ignore_stale_grad)
-        self._end_step(batch_size, rescale_grad)
+        with self._counted_step(batch_size, rescale_grad):
+            self._update(ignore_stale_grad)
 
     def _raise_stale(self, param, data):
         if BUS.active:

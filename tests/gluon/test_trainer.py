@@ -731,3 +731,22 @@ def test_sparse_gradients_need_a_kvstore_class_store():
                       kvstore=_custom_store('teststore', optimizer_capable=False))
     with pytest.raises(ValueError, match='sparse gradients'):
         trainer._init_kvstore()
+
+
+def test_a_step_that_raises_is_not_counted():
+    with mx.name.NameManager():
+        used, unused = gluon.nn.Dense(1, in_units=2), gluon.nn.Dense(1, in_units=2)
+    params = gluon.ParameterDict()
+    params.update(used.collect_params())
+    params.update(unused.collect_params())
+    params.initialize()
+    trainer = gluon.Trainer(params, 'sgd', {'learning_rate': 0.1})
+    for expected in (1, 2):
+        with mx.autograd.record():
+            loss = used(mx.nd.ones((1, 2))).sum()
+        loss.backward()
+        with pytest.raises(UserWarning, match='has not been updated'):
+            trainer.step(1)
+        assert trainer._num_steps == expected - 1
+        trainer.step(1, ignore_stale_grad=True)
+        assert trainer._num_steps == expected
