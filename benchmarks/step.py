@@ -18,7 +18,7 @@ Peers run in their own interpreters, each one subprocess for all rows:
   separate benchmark venv::
 
       python3 -m venv .venv-bench
-      .venv-bench/bin/pip install numpy torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu
+      .venv-bench/bin/pip install numpy torch==2.13.0     # the CPU build
 
   ``foreach=True`` and ``fused=True`` variants (where PyTorch has them: no LAMB; no fused
   NAG/RMSProp). "2 contexts" for PyTorch: two replicas whose gradients are summed with
