@@ -104,7 +104,6 @@ class LBSGD(Optimizer):
     """
 
     state_names = ('momentum',)
-    master_copy_first = False
 
     def __init__(self, momentum=0.0, multi_precision=False, warmup_strategy='linear',
                  warmup_epochs=5, batch_scale=1, updates_per_epoch=32, begin_epoch=0,

@@ -114,22 +114,6 @@ def test_row_sparse_gradients_refuse_weight_decay_as_mxnet():
     opt.update(0, w, grad, opt.create_state(0, w))
 
 
-def test_a_list_call_equals_single_calls():
-    problems = [random_problem(seed, shape) for seed, shape in [(3, (4, 2)), (4, (3,))]]
-    single, listed = mx.optimizer.AdaGrad(wd=0.01), mx.optimizer.AdaGrad(wd=0.01)
-    ws = [nd.array(w) for w, _ in problems]
-    wl = [nd.array(w) for w, _ in problems]
-    ss = [single.create_state(i, w) for i, w in enumerate(ws)]
-    sl = [listed.create_state(i, w) for i, w in enumerate(wl)]
-    for step in range(STEPS):
-        grads = [nd.array(g[step]) for _, g in problems]
-        for i in range(2):
-            single.update(i, ws[i], grads[i], ss[i])
-        listed.update([0, 1], wl, grads, sl)
-    for a, b in zip(ws, wl):
-        np.testing.assert_array_equal(a.asnumpy(), b.asnumpy())
-
-
 def test_multi_precision_keeps_a_float32_master_copy():
     weight, grads = random_problem(5)
     opt = mx.optimizer.AdaGrad(learning_rate=0.1, multi_precision=True)

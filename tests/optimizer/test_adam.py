@@ -139,38 +139,6 @@ def test_lazy_update_touches_only_the_gradient_rows():
     assert not mean.asnumpy()[3].any() and not var.asnumpy()[3].any()
 
 
-def test_without_lazy_update_a_sparse_gradient_acts_as_its_dense_form():
-    weight, grads, rows = sparse_problem()
-    sparse_opt = mx.optimizer.Adam(learning_rate=0.05, wd=0.1, lazy_update=False)
-    dense_opt = mx.optimizer.Adam(learning_rate=0.05, wd=0.1)
-    w_sparse, w_dense = nd.array(weight), nd.array(weight)
-    s_sparse, s_dense = sparse_opt.create_state(0, w_sparse), dense_opt.create_state(0, w_dense)
-    for g, r in zip(grads, rows):
-        sparse_opt.update(0, w_sparse, row_sparse(g, r), s_sparse)
-        dense = np.zeros_like(g)
-        dense[r] = g[r]
-        dense_opt.update(0, w_dense, nd.array(dense), s_dense)
-    np.testing.assert_allclose(w_sparse.asnumpy(), w_dense.asnumpy(), rtol=1e-6, atol=1e-7)
-    assert (w_sparse.asnumpy()[3] != weight[3]).all()  # weight decay reached row 3
-
-
-def test_a_list_call_equals_single_calls():
-    problems = [random_problem(seed, shape) for seed, shape in [(3, (4, 2)), (4, (3,))]]
-    single = mx.optimizer.Adam(learning_rate=0.01, wd=0.01)
-    listed = mx.optimizer.Adam(learning_rate=0.01, wd=0.01)
-    ws = [nd.array(w) for w, _ in problems]
-    wl = [nd.array(w) for w, _ in problems]
-    ss = [single.create_state(i, w) for i, w in enumerate(ws)]
-    sl = [listed.create_state(i, w) for i, w in enumerate(wl)]
-    for step in range(STEPS):
-        grads = [nd.array(g[step]) for _, g in problems]
-        for i in range(2):
-            single.update(i, ws[i], grads[i], ss[i])
-        listed.update([0, 1], wl, grads, sl)
-    for a, b in zip(ws, wl):
-        np.testing.assert_array_equal(a.asnumpy(), b.asnumpy())
-
-
 def test_multi_precision_keeps_a_float32_master_copy():
     weight, grads = random_problem(5)
     opt = mx.optimizer.Adam(learning_rate=0.01, multi_precision=True)
@@ -185,12 +153,6 @@ def test_multi_precision_keeps_a_float32_master_copy():
     ref_w, _, _ = adam_reference(weight.astype(np.float16),
                                  [g.astype(np.float16) for g in grads], lr=0.01)
     np.testing.assert_allclose(master.asnumpy(), ref_w, rtol=1e-5, atol=1e-6)
-
-
-def test_float16_without_multi_precision_warns():
-    opt = mx.optimizer.Adam()
-    with pytest.warns(UserWarning, match='multi_precision'):
-        opt.create_state_multi_precision(0, nd.ones(3, dtype='float16'))
 
 
 def test_registered_under_its_name():

@@ -90,37 +90,6 @@ def test_undefined_hyperparameters_are_rejected(name, value):
         mx.optimizer.Adamax(**{name: value})
 
 
-def test_a_row_sparse_gradient_acts_as_its_dense_form():
-    weight, grads = random_problem(3, (6, 2))
-    rows = np.array([1, 4])
-    sparse_opt = mx.optimizer.Adamax(learning_rate=0.01, wd=0.1)
-    dense_opt = mx.optimizer.Adamax(learning_rate=0.01, wd=0.1)
-    ws, wd_ = nd.array(weight), nd.array(weight)
-    ss, sd = sparse_opt.create_state(0, ws), dense_opt.create_state(0, wd_)
-    for g in grads:
-        dense = np.zeros_like(g)
-        dense[rows] = g[rows]
-        sparse_opt.update(0, ws, nd.sparse.row_sparse_array((g[rows], rows), shape=g.shape), ss)
-        dense_opt.update(0, wd_, nd.array(dense), sd)
-    np.testing.assert_array_equal(ws.asnumpy(), wd_.asnumpy())
-
-
-def test_a_list_call_equals_single_calls():
-    problems = [random_problem(seed, shape) for seed, shape in [(4, (4, 2)), (5, (3,))]]
-    single, listed = mx.optimizer.Adamax(wd=0.01), mx.optimizer.Adamax(wd=0.01)
-    ws = [nd.array(w) for w, _ in problems]
-    wl = [nd.array(w) for w, _ in problems]
-    ss = [single.create_state(i, w) for i, w in enumerate(ws)]
-    sl = [listed.create_state(i, w) for i, w in enumerate(wl)]
-    for step in range(STEPS):
-        grads = [nd.array(g[step]) for _, g in problems]
-        for i in range(2):
-            single.update(i, ws[i], grads[i], ss[i])
-        listed.update([0, 1], wl, grads, sl)
-    for a, b in zip(ws, wl):
-        np.testing.assert_array_equal(a.asnumpy(), b.asnumpy())
-
-
 def test_multi_precision_keeps_a_float32_master_copy():
     weight, grads = random_problem(6)
     opt = mx.optimizer.Adamax(learning_rate=0.01, multi_precision=True)
