@@ -290,6 +290,7 @@ class HingeLoss(Loss):
     weight : float or None, default None
     batch_axis : int, default 0
     """
+    _squared = False
 
     def __init__(self, margin=1, weight=None, batch_axis=0, **kwargs):
         super().__init__(weight, batch_axis, **kwargs)
@@ -298,11 +299,13 @@ class HingeLoss(Loss):
     def hybrid_forward(self, F, pred, label, sample_weight=None):
         label = _reshape_like(F, label, pred)
         loss = F.relu(self._margin - pred * label)
+        if self._squared:
+            loss = F.square(loss)
         loss = _apply_weighting(F, loss, self._weight, sample_weight)
         return self._batch_mean(F, loss)
 
 
-class SquaredHingeLoss(Loss):
+class SquaredHingeLoss(HingeLoss):
     """Squared hinge loss ``ℓ = max(0, margin − pred · label)²`` for labels in {−1, 1}.
 
     Parameters
@@ -311,16 +314,7 @@ class SquaredHingeLoss(Loss):
     weight : float or None, default None
     batch_axis : int, default 0
     """
-
-    def __init__(self, margin=1, weight=None, batch_axis=0, **kwargs):
-        super().__init__(weight, batch_axis, **kwargs)
-        self._margin = margin
-
-    def hybrid_forward(self, F, pred, label, sample_weight=None):
-        label = _reshape_like(F, label, pred)
-        loss = F.square(F.relu(self._margin - pred * label))
-        loss = _apply_weighting(F, loss, self._weight, sample_weight)
-        return self._batch_mean(F, loss)
+    _squared = True
 
 
 class LogisticLoss(Loss):

@@ -55,7 +55,7 @@ from ..optimizer import get_updater
 from ..optimizer.serialization import dumps_states, loads_states
 from .base import KVStoreBase
 from .compression import compressed_nbytes, create_compression
-from .dist_server import DistAborted, pack_2bit
+from .dist_server import DistAborted, _to_device, _to_host, pack_2bit
 from .local import KVStore
 from .ray_cluster import WorkerEnv, connect_ray, import_ray, timeout_seconds
 
@@ -474,7 +474,7 @@ class DistKVStore(KVStoreBase):
             if any(s is None for _, s in found):
                 continue  # never updated: no state yet
             host = _join_states([s for _, s in found], layout) if layout.split else found[0][1]
-            states[key] = _as_ndarrays(host, cpu(0))
+            states[key] = _to_device(host, cpu(0))
         optimizer = answers[0][1]
         for _, other in answers[1:]:
             _merge_counts(optimizer, other)
@@ -500,7 +500,7 @@ class DistKVStore(KVStoreBase):
                 if layout is None:
                     raise MXNetError("the optimizer states in %s hold key %r, which this "
                                      "store does not have" % (fname, key))
-                host = _host_state(state)
+                host = _to_host(state)
                 for i, piece in enumerate(layout.pieces):
                     per_server[piece.server][key] = _state_piece(host, piece) \
                         if layout.split else host
@@ -531,24 +531,6 @@ class DistKVStore(KVStoreBase):
 
 
 # ---------------------------------------------------------------------- state helpers
-def _host_state(state):
-    if isinstance(state, NDArray):
-        return state.asnumpy()
-    if isinstance(state, (tuple, list)):
-        items = [_host_state(s) for s in state]
-        return tuple(items) if isinstance(state, tuple) else items
-    return state
-
-
-def _as_ndarrays(state, ctx):
-    if isinstance(state, np.ndarray):
-        return NDArray(np.array(state, copy=True), ctx)
-    if isinstance(state, (tuple, list)):
-        items = [_as_ndarrays(s, ctx) for s in state]
-        return tuple(items) if isinstance(state, tuple) else items
-    return state
-
-
 def _join_states(parts, layout):
     """One state from the per-server states of a split key (arrays concatenated)."""
     first = parts[0]

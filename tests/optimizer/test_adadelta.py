@@ -5,7 +5,7 @@ import pytest
 import gluonedu as mx
 from gluonedu import nd
 
-STEPS = 6
+from optimizer_cases import random_problem, run
 
 
 def adadelta_reference(weight, grads, rho=0.9, epsilon=1e-5, wd=0., rescale_grad=1.,
@@ -23,20 +23,6 @@ def adadelta_reference(weight, grads, rho=0.9, epsilon=1e-5, wd=0., rescale_grad
         w = w - (delta + wd * w)
     return w, acc_g, acc_delta
 
-
-def random_problem(seed=0, shape=(5, 3)):
-    rs = np.random.RandomState(seed)
-    weight = rs.uniform(-1, 1, shape).astype(np.float32)
-    grads = [rs.normal(0, 1, shape).astype(np.float32) for _ in range(STEPS)]
-    return weight, grads
-
-
-def run(opt, weight, grads, dtype='float32'):
-    w = nd.array(weight, dtype=dtype)
-    state = opt.create_state_multi_precision(0, w)
-    for g in grads:
-        opt.update_multi_precision(0, w, nd.array(g, dtype=dtype), state)
-    return w, state
 
 
 @pytest.mark.parametrize('kwargs', [

@@ -7,7 +7,7 @@ import pytest
 import gluonedu as mx
 from gluonedu import nd
 
-STEPS = 6
+from optimizer_cases import random_problem, run
 
 
 def adam_reference(weight, grads, lr=0.001, beta1=0.9, beta2=0.999, epsilon=1e-8, wd=0.,
@@ -26,20 +26,6 @@ def adam_reference(weight, grads, lr=0.001, beta1=0.9, beta2=0.999, epsilon=1e-8
         w[touched] = w[touched] - lr_t * m[touched] / (np.sqrt(v[touched]) + epsilon)
     return w, m, v
 
-
-def random_problem(seed=0, shape=(5, 3)):
-    rs = np.random.RandomState(seed)
-    weight = rs.uniform(-1, 1, shape).astype(np.float32)
-    grads = [rs.normal(0, 1, shape).astype(np.float32) for _ in range(STEPS)]
-    return weight, grads
-
-
-def run(opt, weight, grads, index=0):
-    w = nd.array(weight)
-    state = opt.create_state_multi_precision(index, w)
-    for g in grads:
-        opt.update_multi_precision(index, w, nd.array(g), state)
-    return w, state
 
 
 @pytest.mark.parametrize('kwargs', [

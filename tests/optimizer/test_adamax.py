@@ -5,7 +5,7 @@ import pytest
 import gluonedu as mx
 from gluonedu import nd
 
-STEPS = 6
+from optimizer_cases import random_problem, run
 
 
 def adamax_reference(weight, grads, lr=0.002, beta1=0.9, beta2=0.999, wd=0.,
@@ -23,20 +23,6 @@ def adamax_reference(weight, grads, lr=0.002, beta1=0.9, beta2=0.999, wd=0.,
         w = w - step_lr / (1 - beta1 ** t) * m / u
     return w, m, u
 
-
-def random_problem(seed=0, shape=(5, 3)):
-    rs = np.random.RandomState(seed)
-    weight = rs.uniform(-1, 1, shape).astype(np.float32)
-    grads = [rs.normal(0, 1, shape).astype(np.float32) for _ in range(STEPS)]
-    return weight, grads
-
-
-def run(opt, weight, grads, index=0, dtype='float32'):
-    w = nd.array(weight, dtype=dtype)
-    state = opt.create_state_multi_precision(index, w)
-    for g in grads:
-        opt.update_multi_precision(index, w, nd.array(g, dtype=dtype), state)
-    return w, state
 
 
 @pytest.mark.parametrize('kwargs', [

@@ -5,7 +5,7 @@ import pytest
 import gluonedu as mx
 from gluonedu import nd
 
-STEPS = 6
+from optimizer_cases import random_problem
 
 
 def ftml_reference(weight, grads, lr=0.01, beta1=0.6, beta2=0.999, epsilon=1e-8, wd=0.,
@@ -26,11 +26,6 @@ def ftml_reference(weight, grads, lr=0.01, beta1=0.6, beta2=0.999, epsilon=1e-8,
         w = -z / d_t
     return w, (d, v, z)
 
-
-def random_problem(seed=0, shape=(4, 3)):
-    rs = np.random.RandomState(seed)
-    return (rs.uniform(-1, 1, shape).astype(np.float32),
-            [rs.normal(0, 1, shape).astype(np.float32) for _ in range(STEPS)])
 
 
 @pytest.mark.parametrize('kwargs', [

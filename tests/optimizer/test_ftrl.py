@@ -5,7 +5,7 @@ import pytest
 import gluonedu as mx
 from gluonedu import nd
 
-STEPS = 6
+from optimizer_cases import random_problem
 
 
 def ftrl_reference(weight, grads, lr=0.1, lamda1=0.01, beta=1., wd=0., rescale_grad=1.,
@@ -23,11 +23,6 @@ def ftrl_reference(weight, grads, lr=0.1, lamda1=0.01, beta=1., wd=0., rescale_g
         w = (np.sign(z) * lamda1 - z) / ((beta + np.sqrt(n)) / lr + wd) * (np.abs(z) > lamda1)
     return w, z, n
 
-
-def random_problem(seed=0, shape=(5, 3)):
-    rs = np.random.RandomState(seed)
-    return (rs.uniform(-1, 1, shape).astype(np.float32),
-            [rs.normal(0, 1, shape).astype(np.float32) for _ in range(STEPS)])
 
 
 @pytest.mark.parametrize('kwargs', [

@@ -5,7 +5,7 @@ import pytest
 import gluonedu as mx
 from gluonedu import nd
 
-STEPS = 6
+from optimizer_cases import random_problem
 
 
 def lamb_reference(weight, grads, lr=0.001, beta1=0.9, beta2=0.999, epsilon=1e-6, wd=0.,
@@ -35,11 +35,6 @@ def lamb_reference(weight, grads, lr=0.001, beta1=0.9, beta2=0.999, epsilon=1e-6
         w = w - lr * ratio * d
     return w, (mean, var)
 
-
-def random_problem(seed=0, shape=(4, 5)):
-    rs = np.random.RandomState(seed)
-    return (rs.uniform(-1, 1, shape).astype(np.float32),
-            [rs.normal(0, 1, shape).astype(np.float32) for _ in range(STEPS)])
 
 
 @pytest.mark.parametrize('kwargs', [

@@ -5,7 +5,7 @@ import pytest
 import gluonedu as mx
 from gluonedu import nd
 
-STEPS = 6
+from optimizer_cases import STEPS, random_problem
 
 
 def lars_reference(weight, grads, lrs, momentum=0., eta=0.001, eps=0., wd=0., rescale_grad=1.,
@@ -28,11 +28,6 @@ def lars_reference(weight, grads, lrs, momentum=0., eta=0.001, eps=0., wd=0., re
         prev_lr = lr
     return w
 
-
-def random_problem(seed=0, shape=(5, 3)):
-    rs = np.random.RandomState(seed)
-    return (rs.uniform(-1, 1, shape).astype(np.float32),
-            [rs.normal(0, 1, shape).astype(np.float32) for _ in range(STEPS)])
 
 
 @pytest.mark.parametrize('kwargs', [

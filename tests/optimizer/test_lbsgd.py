@@ -7,7 +7,7 @@ import pytest
 import gluonedu as mx
 from gluonedu import nd
 
-STEPS = 6
+from optimizer_cases import random_problem
 
 
 def lbsgd_reference(weight, grads, lr=0.01, momentum=0., wd=0., batch_scale=1,
@@ -42,11 +42,6 @@ def lbsgd_reference(weight, grads, lr=0.01, momentum=0., wd=0., batch_scale=1,
         w = w + mom
     return w
 
-
-def random_problem(seed=0, shape=(4, 3)):
-    rs = np.random.RandomState(seed)
-    return (rs.uniform(-1, 1, shape).astype(np.float32),
-            [rs.normal(0, 1, shape).astype(np.float32) for _ in range(STEPS)])
 
 
 @pytest.mark.parametrize('strategy', ['linear', 'power2', 'sqrt', 'lars'])

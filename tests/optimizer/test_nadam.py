@@ -5,7 +5,7 @@ import pytest
 import gluonedu as mx
 from gluonedu import nd
 
-STEPS = 6
+from optimizer_cases import STEPS, random_problem
 
 
 class NadamReference:
@@ -35,12 +35,6 @@ class NadamReference:
         m_bar = (1 - mu_t) * g_hat + mu_next * m_hat
         return w - self.lr * m_bar / (np.sqrt(v_hat) + self.epsilon), m, v
 
-
-def random_problem(seed=0, shape=(5, 3)):
-    rs = np.random.RandomState(seed)
-    weight = rs.uniform(-1, 1, shape).astype(np.float32)
-    grads = [rs.normal(0, 1, shape).astype(np.float32) for _ in range(STEPS)]
-    return weight, grads
 
 
 def run_reference(ref, weight, grads, index=0):

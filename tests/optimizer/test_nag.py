@@ -5,7 +5,7 @@ import pytest
 import gluonedu as mx
 from gluonedu import nd
 
-STEPS = 6
+from optimizer_cases import STEPS, random_problem, run
 
 
 def nag_reference(weight, grads, lr=0.01, momentum=0., wd=0., rescale_grad=1.,
@@ -28,20 +28,6 @@ def nag_reference(weight, grads, lr=0.01, momentum=0., wd=0., rescale_grad=1.,
         w[touched] = new
     return w, mom
 
-
-def random_problem(seed=0, shape=(5, 3)):
-    rs = np.random.RandomState(seed)
-    weight = rs.uniform(-1, 1, shape).astype(np.float32)
-    grads = [rs.normal(0, 1, shape).astype(np.float32) for _ in range(STEPS)]
-    return weight, grads
-
-
-def run(opt, weight, grads, index=0, dtype='float32'):
-    w = nd.array(weight, dtype=dtype)
-    state = opt.create_state_multi_precision(index, w)
-    for g in grads:
-        opt.update_multi_precision(index, w, nd.array(g, dtype=dtype), state)
-    return w, state
 
 
 @pytest.mark.parametrize('kwargs', [

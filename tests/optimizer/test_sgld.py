@@ -8,12 +8,8 @@ import pytest
 import gluonedu as mx
 from gluonedu import nd
 
+from optimizer_cases import random_problem
 
-def random_problem(seed=0, shape=(5, 3), steps=5):
-    rs = np.random.RandomState(seed)
-    weight = rs.uniform(-1, 1, shape).astype(np.float32)
-    grads = [rs.normal(0, 1, shape).astype(np.float32) for _ in range(steps)]
-    return weight, grads
 
 
 @pytest.mark.parametrize('kwargs', [
