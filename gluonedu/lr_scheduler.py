@@ -133,7 +133,42 @@ class MultiFactorScheduler(LRScheduler):
         return self.base_lr
 
 
-class PolyScheduler(LRScheduler):
+class _DecayToFinal(LRScheduler):
+    """A rate falling from base_lr to final_lr over updates warmup_steps..max_update.
+
+    Subclasses give the curve: ``_fraction(progress)`` for progress in [0, 1], 1 at the
+    start and 0 at the end. Past max_update the rate stays at final_lr.
+    """
+
+    def __init__(self, max_update, base_lr, final_lr, warmup_steps, warmup_begin_lr,
+                 warmup_mode):
+        super().__init__(base_lr, warmup_steps, warmup_begin_lr, warmup_mode)
+        if not isinstance(max_update, int):
+            raise AssertionError("max_update must be an int, got %r" % (max_update,))
+        if max_update < 1:
+            raise ValueError("maximum number of updates must be strictly positive, got %d"
+                             % max_update)
+        # As MXNet: the curve starts from the base_lr given here, even if the optimizer
+        # later overrides base_lr.
+        self.base_lr_orig = base_lr
+        self.max_update = max_update
+        self.final_lr = final_lr
+        self.max_steps = self.max_update - self.warmup_steps
+
+    def _fraction(self, progress):
+        raise NotImplementedError
+
+    def __call__(self, num_update):
+        if num_update < self.warmup_steps:
+            return self.get_warmup_lr(num_update)
+        if num_update <= self.max_update:
+            progress = float(num_update - self.warmup_steps) / float(self.max_steps)
+            self.base_lr = self.final_lr + (self.base_lr_orig - self.final_lr) * \
+                self._fraction(progress)
+        return self.base_lr
+
+
+class PolyScheduler(_DecayToFinal):
     """lr = final_lr + (base_lr - final_lr) · (1 - n / N)^pwr, after warm-up.
 
     n counts updates after warm-up and N = max_update - warmup_steps; past max_update
@@ -142,30 +177,15 @@ class PolyScheduler(LRScheduler):
 
     def __init__(self, max_update, base_lr=0.01, pwr=2, final_lr=0, warmup_steps=0,
                  warmup_begin_lr=0, warmup_mode='linear'):
-        super().__init__(base_lr, warmup_steps, warmup_begin_lr, warmup_mode)
-        if not isinstance(max_update, int):
-            raise AssertionError("max_update must be an int, got %r" % (max_update,))
-        if max_update < 1:
-            raise ValueError("maximum number of updates must be strictly positive, got %d"
-                             % max_update)
+        super().__init__(max_update, base_lr, final_lr, warmup_steps, warmup_begin_lr,
+                         warmup_mode)
         self.power = pwr
-        # As MXNet: the curve starts from the base_lr given here.
-        self.base_lr_orig = self.base_lr
-        self.max_update = max_update
-        self.final_lr = final_lr
-        self.max_steps = self.max_update - self.warmup_steps
 
-    def __call__(self, num_update):
-        if num_update < self.warmup_steps:
-            return self.get_warmup_lr(num_update)
-        if num_update <= self.max_update:
-            remaining = 1 - float(num_update - self.warmup_steps) / float(self.max_steps)
-            self.base_lr = self.final_lr + (self.base_lr_orig - self.final_lr) * \
-                pow(remaining, self.power)
-        return self.base_lr
+    def _fraction(self, progress):
+        return pow(1 - progress, self.power)
 
 
-class CosineScheduler(LRScheduler):
+class CosineScheduler(_DecayToFinal):
     """lr = final_lr + (base_lr - final_lr) · (1 + cos(π n / N)) / 2, after warm-up.
 
     n counts updates after warm-up and N = max_update - warmup_steps; past max_update
@@ -174,22 +194,8 @@ class CosineScheduler(LRScheduler):
 
     def __init__(self, max_update, base_lr=0.01, final_lr=0, warmup_steps=0, warmup_begin_lr=0,
                  warmup_mode='linear'):
-        super().__init__(base_lr, warmup_steps, warmup_begin_lr, warmup_mode)
-        if not isinstance(max_update, int):
-            raise AssertionError("max_update must be an int, got %r" % (max_update,))
-        if max_update < 1:
-            raise ValueError("maximum number of updates must be strictly positive, got %d"
-                             % max_update)
-        self.base_lr_orig = base_lr
-        self.max_update = max_update
-        self.final_lr = final_lr
-        self.max_steps = self.max_update - self.warmup_steps
+        super().__init__(max_update, base_lr, final_lr, warmup_steps, warmup_begin_lr,
+                         warmup_mode)
 
-    def __call__(self, num_update):
-        if num_update < self.warmup_steps:
-            return self.get_warmup_lr(num_update)
-        if num_update <= self.max_update:
-            progress = (num_update - self.warmup_steps) / self.max_steps
-            self.base_lr = self.final_lr + (self.base_lr_orig - self.final_lr) * \
-                (1 + cos(pi * progress)) / 2
-        return self.base_lr
+    def _fraction(self, progress):
+        return (1 + cos(pi * progress)) / 2
