@@ -33,10 +33,12 @@ def batch_rows(step, rank, num_workers, batch=BATCH):
 
 def train_digits(kv_type, steps, optimizer='sgd', optimizer_params=None, load_states=None,
                  save_states=None, start_step=0, start_weights=None, record_staleness=False,
-                 data=None):
+                 data=None, pull_final=False):
     """One worker's training: each step takes its slice of the global batch.
 
     ``data``: (X, y), sent by the caller so that workers need not load it.
+    ``pull_final``: after the last barrier, pull every key, so that each worker returns
+    the servers' final model rather than the weights of its own last pull.
     Returns a dict: rank, num_workers, final weights, losses, staleness values.
     """
     import gluonedu as mx
@@ -56,6 +58,7 @@ def train_digits(kv_type, steps, optimizer='sgd', optimizer_params=None, load_st
         trainer.load_states(load_states)   # every worker: rank 0 sends, all meet at a barrier
     recorder = mx.instrument.Recorder(kinds=['staleness']) if record_staleness else None
     losses = []
+    kv.barrier()  # start together, so that dist_async pushes interleave
     for step in range(start_step, start_step + steps):
         rows = batch_rows(step % 20, kv.rank, n)
         xb, yb = mx.nd.array(X[rows]), mx.nd.array(y[rows])
@@ -66,7 +69,11 @@ def train_digits(kv_type, steps, optimizer='sgd', optimizer_params=None, load_st
         losses.append(float(loss.mean().asscalar()))
     if save_states and kv.rank == 0:
         trainer.save_states(save_states)
-    kv.barrier()  # the file is complete before any worker returns
+    kv.barrier()  # the file is complete, and every push applied, before any worker returns
+    if pull_final:
+        params = net.collect_params()
+        for key, name in enumerate(sorted(params.keys())):  # the Trainer's key order
+            kv.pull(key, out=params[name].data())
     full = float(loss_fn(net(mx.nd.array(X)), mx.nd.array(y)).mean().asscalar())
     staleness = [r.value for r in recorder.rows] if recorder else []
     contexts = sorted({r.context for r in recorder.rows}) if recorder else []
