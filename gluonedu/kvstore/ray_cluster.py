@@ -135,6 +135,7 @@ def check_address(address, timeout=3.0):
 
 
 _LOCAL = {}   # what start_local_ray set up, for stop_local_ray
+_START_ATTEMPTS = 2
 _AUTH_VARS = ('RAY_AUTH_MODE', 'RAY_AUTH_TOKEN', 'RAY_AUTH_TOKEN_PATH')
 
 
@@ -164,20 +165,27 @@ def start_local_ray(num_cpus=None, log_to_driver=False):
             Config.initialize("")
         except (ImportError, AttributeError):  # an older Ray without token authentication
             pass
-    # Unix socket paths are limited to ~100 characters: keep the directory name short.
-    temp_dir = tempfile.mkdtemp(prefix='gluonedu-ray-')
-    try:
-        # On loopback only: nothing outside this machine can reach a local cluster.
-        ray.init(num_cpus=num_cpus or max(os.cpu_count() or 1, 2), include_dashboard=False,
-                 _node_ip_address='127.0.0.1', _temp_dir=temp_dir, logging_level='ERROR',
-                 log_to_driver=log_to_driver, configure_logging=True)
-    except BaseException:
-        shutil.rmtree(temp_dir, ignore_errors=True)
-        _LOCAL['temp_dir'] = None
-        stop_local_ray()
-        raise
-    _LOCAL['temp_dir'] = temp_dir
-    return ray.get_runtime_context().gcs_address
+    for attempt in range(_START_ATTEMPTS):
+        # Unix socket paths are limited to ~100 characters: keep the directory name short.
+        temp_dir = tempfile.mkdtemp(prefix='gluonedu-ray-')
+        try:
+            # On loopback only: nothing outside this machine can reach a local cluster.
+            ray.init(num_cpus=num_cpus or max(os.cpu_count() or 1, 2),
+                     include_dashboard=False, _node_ip_address='127.0.0.1',
+                     _temp_dir=temp_dir, logging_level='ERROR',
+                     log_to_driver=log_to_driver, configure_logging=True)
+        except BaseException as err:
+            ray.shutdown()
+            shutil.rmtree(temp_dir, ignore_errors=True)
+            # Ray gives its node 30 s to register; a machine busy with other work can miss
+            # that once. Try again with a fresh node before giving up.
+            if 'timed out during startup' in str(err) and attempt + 1 < _START_ATTEMPTS:
+                continue
+            _LOCAL['temp_dir'] = None
+            stop_local_ray()
+            raise
+        _LOCAL['temp_dir'] = temp_dir
+        return ray.get_runtime_context().gcs_address
 
 
 def stop_local_ray():
