@@ -9,8 +9,9 @@ Three configurations, measured in one run on identical networks and batches:
 
 each for both Trainer paths: the default (``fused=True``: flat buffers and a fused Adam
 kernel) and the readable reference (``fused=False``: one parameter at a time). The
-instrumentation is the same on both (the Updater reports after either has updated);
-what differs is the size of the step it is compared with.
+events are the same on both; the reference measures norms parameter by parameter after
+the update, the fused path inside its kernel's pass (numba) or with one reduction per
+flat buffer (NumPy).
 
 Only ``trainer.step`` is timed (forward and backward run between the timed calls, so each
 step has fresh gradients). The configurations take turns in short blocks of ``--steps``

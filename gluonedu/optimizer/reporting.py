@@ -6,9 +6,20 @@ as handed to the optimizer, the update (new weight − old weight), and each sta
 by name; if a subscriber listens for ``clip`` and ``clip_gradient`` is set, the fraction
 of gradient entries the clip changed. Nothing here runs unless ``BUS.active``.
 
+An Updater call goes in three steps::
+
+    request = NormRequest.from_bus()         # which norms anyone wants (None: none)
+    measured = updater._apply(..., request)  # {index: {'norm': {...}, 'state_norm': {...}}}
+    report_update(optimizer, indices, weights, grads, measured)
+
+The reference path measures each parameter after its update (:meth:`NormRequest.measure`);
+the fused path measures whole flat buffers at once, in its kernel or by segment
+reductions, and hands over the same dictionary.
+
 Cost: every norm is a float64 sum of squares on the array's own device (no host copy of
 the array); an update norm also needs a device copy of the weight taken before the
-update. Which norms are wanted is asked of the bus once per call, not once per array.
+update (the fused kernel needs none). Which norms are wanted is asked of the bus once
+per call, not once per array.
 """
 import math
 
@@ -16,10 +27,10 @@ import numpy as np
 
 from ..instrument.events import BUS
 
-__all__ = ['before_update', 'report_update']
+__all__ = ['NormRequest', 'report_update', 'array_norm', 'PARAM_NORMS']
 
 #: The norm names of the ``norm`` event, in the order they are emitted.
-_PARAM_NORMS = ('weight', 'grad', 'update')
+PARAM_NORMS = ('weight', 'grad', 'update')
 
 
 def _sum_of_squares(raw):
@@ -28,7 +39,7 @@ def _sum_of_squares(raw):
     return float(flat.dot(flat))
 
 
-def _norm(array):
+def array_norm(array):
     """L2 norm of an NDArray (of the stored rows for a row_sparse one)."""
     if array.stype != 'default':
         array = array.data
@@ -49,27 +60,68 @@ def _name(optimizer, index):
     return optimizer.idx2name.get(index, index)
 
 
-def before_update(weights):
-    """Device copies of the weights (dense) if a subscriber wants update norms, else None."""
-    if BUS.wants('norm') and BUS.wants_norm('update'):
+class NormRequest:
+    """The norms the bus's subscribers want during one Updater call.
+
+    ``param``: the wanted names among ('weight', 'grad', 'update'), in that order;
+    ``states``: whether any state norm may be wanted (:meth:`wants_state` says which).
+    """
+
+    def __init__(self, param, states):
+        self.param = param
+        self.states = states
+        self._state_wanted = {}   # state name -> bool, asked of the bus once per call
+
+    @classmethod
+    def from_bus(cls):
+        """The current request, or None when nobody wants any norm."""
+        param = tuple(n for n in PARAM_NORMS if BUS.wants_norm(n)) if BUS.wants('norm') else ()
+        states = BUS.wants('state_norm')
+        return cls(param, states) if param or states else None
+
+    def wants_state(self, name):
+        if name not in self._state_wanted:
+            self._state_wanted[name] = BUS.wants_norm(name)
+        return self._state_wanted[name]
+
+    def before(self, weights):
+        """Device copies of the weights if update norms are wanted, else None."""
+        if 'update' not in self.param:
+            return None
         # A row_sparse weight's handle is its dense equivalent, already a fresh array.
         return [w.handle.copy() if w.stype == 'default' else w.handle for w in weights]
-    return None
+
+    def measure(self, optimizer, indices, weights, grads, states, before):
+        """``{index: {'norm': {...}, 'state_norm': {...}}}``, one parameter at a time.
+
+        ``before``: what :meth:`before` returned ahead of the update.
+        """
+        measured = {}
+        for i, (index, weight, grad) in enumerate(zip(indices, weights, grads)):
+            norms = {}
+            for name in self.param:
+                if name == 'weight':
+                    norms[name] = array_norm(weight)
+                elif name == 'grad':
+                    norms[name] = array_norm(grad)
+                elif before is not None:
+                    norms[name] = _update_norm(weight, before[i])
+            named = {}
+            if self.states:
+                for name, array in optimizer.named_states(states[i], weight):
+                    if self.wants_state(name):
+                        named[name] = array_norm(array)
+            measured[index] = {'norm': norms, 'state_norm': named}
+        return measured
 
 
-def report_update(optimizer, indices, weights, grads, states, before):
-    """Emit lr/wd (and, on request, norms and clipping) for each updated parameter.
+def report_update(optimizer, indices, weights, grads, measured):
+    """Emit lr/wd, the ``measured`` norms and clipping for each updated parameter.
 
-    ``states[i]`` is the optimizer state of ``indices[i]``; ``before`` is what
-    :func:`before_update` returned before the update (None: no update norms).
+    ``measured``: ``{index: {'norm': {...}, 'state_norm': {...}}}`` (empty when no norm
+    was requested) from :meth:`NormRequest.measure` or the fused path.
     """
     emit = BUS.emit
-    norm_names = ()
-    if BUS.wants('norm'):
-        norm_names = tuple(n for n in _PARAM_NORMS if BUS.wants_norm(n)
-                           and (n != 'update' or before is not None))
-    wants_state_norms = BUS.wants('state_norm')
-    state_wanted = {}                      # state name -> bool, asked once per call
     wants_clip = BUS.wants('clip') and optimizer.clip_gradient is not None
     lrs = optimizer._get_lrs(indices)      # one scheduler call for all the indices
     wds = optimizer._get_wds(indices)
@@ -82,25 +134,12 @@ def report_update(optimizer, indices, weights, grads, states, before):
         param = _name(optimizer, index)
         emit('lr', 'optimizer', param, ctx, lr=lrs[i])
         emit('wd', 'optimizer', param, ctx, wd=wds[i])
-        if norm_names:
-            norms = {}
-            for name in norm_names:
-                if name == 'weight':
-                    norms[name] = _norm(weight)
-                elif name == 'grad':
-                    norms[name] = _norm(grad)
-                else:
-                    norms[name] = _update_norm(weight, before[i])
-            emit('norm', 'optimizer', param, ctx, **norms)
-        if wants_state_norms:
-            named = {}
-            for name, array in optimizer.named_states(states[i], weight):
-                if name not in state_wanted:
-                    state_wanted[name] = BUS.wants_norm(name)
-                if state_wanted[name]:
-                    named[name] = _norm(array)
-            if named:
-                emit('state_norm', 'optimizer', param, ctx, **named)
+        found = measured.get(index)
+        if found:
+            if found['norm']:
+                emit('norm', 'optimizer', param, ctx, **found['norm'])
+            if found['state_norm']:
+                emit('state_norm', 'optimizer', param, ctx, **found['state_norm'])
         if wants_clip:
             rescaled = grad.asnumpy() * optimizer.rescale_grad
             clipped = float((np.abs(rescaled) > optimizer.clip_gradient).mean())

@@ -7,7 +7,7 @@ with ``optimizer.create_state_multi_precision``; later calls pass it back to
 """
 from ..instrument.events import BUS
 from ..ndarray import NDArray
-from .reporting import before_update, report_update
+from .reporting import NormRequest, report_update
 from .serialization import dumps_states, loads_states
 
 __all__ = ['Updater', 'get_updater']
@@ -41,13 +41,25 @@ class Updater:
             elif not self.states_synced[idx]:
                 self.states[idx] = self.sync_state_context(self.states[idx], w.context)
                 self.states_synced[idx] = True
-        before = before_update(weights) if BUS.active else None
-        self._apply(indices, weights, grads)
         if BUS.active:
-            report_update(self.optimizer, indices, weights, grads,
-                          [self.states[i] for i in indices], before)
+            measured = self._apply(indices, weights, grads, NormRequest.from_bus())
+            report_update(self.optimizer, indices, weights, grads, measured)
+        else:
+            self._apply(indices, weights, grads)
 
-    def _apply(self, indices, weights, grads):
+    def _apply(self, indices, weights, grads, norms=None):
+        """Update the weights; measure the ``norms`` requested (a NormRequest or None).
+
+        Returns ``{index: {'norm': {...}, 'state_norm': {...}}}`` (empty without a request).
+        """
+        before = norms.before(weights) if norms else None
+        self._update(indices, weights, grads)
+        if norms is None:
+            return {}
+        return norms.measure(self.optimizer, indices, weights, grads,
+                             [self.states[i] for i in indices], before)
+
+    def _update(self, indices, weights, grads):
         if not self.aggregate_updates:
             for idx, w, g in zip(indices, weights, grads):
                 self.optimizer.update_multi_precision(idx, w, g, self.states[idx])

@@ -171,26 +171,22 @@ class CupyBackend:
                 options=('--fmad=false',))
         return self._kernels[name]
 
-    def _segment_ids(self, group):
-        ids = getattr(group, '_cupy_segment_ids', None)
-        if ids is None:
-            ids = self.cupy.asarray(np.repeat(np.arange(len(group.sizes), dtype=np.int32),
-                                              group.sizes))
-            group._cupy_segment_ids = ids
-        return ids
+    #: Norms are measured by segment reductions after the step, not inside it.
+    sums_in_kernel = False
 
-    def run(self, rule_name, group, arrays, per_segment, constants):
+    def run(self, rule_name, group, arrays, per_segment, constants, sums=None):
+        assert sums is None, 'the CuPy kernels sum no squares inside the step'
         cp = self.cupy
         n_states = SHAPES[rule_name][0]
         w, g, states = arrays[0], arrays[1], list(arrays[2:2 + n_states])
         per_segment = [cp.asarray(np.asarray(p, dtype=np.float32)) for p in per_segment]
-        self._kernel(rule_name)(g, self._segment_ids(group), *per_segment,
+        self._kernel(rule_name)(g, group.segment_ids(), *per_segment,
                                 *[np.float32(c) for c in constants], w, *states)
 
     def segment_sums_of_squares(self, group, buffers):
         """Σx² per segment (float32 squares summed in float64), on the GPU."""
         cp = self.cupy
-        ids = self._segment_ids(group)
+        ids = group.segment_ids()
         out = []
         for buffer in buffers:
             squares = (buffer * buffer).astype(cp.float64)

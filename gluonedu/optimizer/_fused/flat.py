@@ -9,7 +9,8 @@ touches each buffer with a constant number of calls however many parameters ther
 
 Parameter ``k`` occupies ``[offsets[k], offsets[k+1])`` of every buffer: a *segment*.
 For parallel loops the buffers are also cut into *chunks* of at most ``CHUNK`` elements
-that never straddle two segments (``chunk_lo``, ``chunk_hi``, ``chunk_segment``).
+that never straddle two segments (``chunk_lo``, ``chunk_hi``, ``chunk_segment``,
+``first_chunk``).
 
 Views stay valid while nobody replaces the arrays. ``Parameter.set_data`` writes in
 place (fine); ``reset_ctx``, ``cast`` and ``load_states`` make new arrays: the fused
@@ -74,6 +75,9 @@ class FlatGroup:
         self.grad32 = xp.empty(self.size, dtype=np.float32) if self.multi_precision else None
         self._build_chunks()
         self._expanded = {}
+        self._segment_ids = None
+        #: What users of the group work out once and keep (e.g. the state layout).
+        self.memo = {}
 
     def _build_chunks(self):
         lo, seg = [], []
@@ -85,6 +89,13 @@ class FlatGroup:
         self.chunk_hi = np.minimum(self.chunk_lo + CHUNK,
                                    self.offsets[1:][np.array(seg, dtype=np.int64)])
         self.chunk_segment = np.array(seg, dtype=np.int64)
+        # Each parameter's first chunk: per-chunk results add up per parameter by reduceat.
+        self.first_chunk = np.searchsorted(self.chunk_segment, np.arange(len(self.sizes)))
+
+    @property
+    def weights(self):
+        """The parameters' weight NDArrays (views of ``weight``), in order."""
+        return self._weights
 
     # ------------------------------------------------------------------ validity
     def is_current(self, weights, grads):
@@ -129,6 +140,27 @@ class FlatGroup:
 
     def grad_views(self):
         return self.views_of(self.grad)
+
+    def segment_ids(self):
+        """For every element, the index of its parameter (int32, on the group's device)."""
+        if self._segment_ids is None:
+            self._segment_ids = self.xp.asarray(
+                np.repeat(np.arange(len(self.sizes), dtype=np.int32), self.sizes))
+        return self._segment_ids
+
+    def segment_sums64(self, x):
+        """Σ float64(x)² per parameter of a flat buffer ``x``: a NumPy array of floats."""
+        squares = x.astype(np.float64)
+        squares *= squares
+        if self.xp is np:
+            if not self.size:
+                return np.zeros(len(self.sizes))
+            sums = np.add.reduceat(squares, np.minimum(self.offsets[:-1], self.size - 1))
+            sums[self.sizes == 0] = 0.0  # reduceat gives an element for an empty segment
+            return sums
+        sums = self.xp.zeros(len(self.sizes), dtype=np.float64)
+        self.xp.add.at(sums, self.segment_ids(), squares)
+        return self.xp.asnumpy(sums)
 
     def expand(self, values):
         """Per-segment values as one value per element (cached: lrs rarely change)."""

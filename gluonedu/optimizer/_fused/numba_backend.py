@@ -108,6 +108,76 @@ def {name}_loop({loop_head}):
                              ['%s[k]' % x for x in p] + c))
 
 
+def _loop_with_sums_source(name):
+    """The loop around rule ``name`` that also sums, per chunk, the squares a Recorder's
+    norms need: of the new weight, the gradient, the update (new - old weight) and each
+    new state, in float64.
+
+    Each chunk keeps its old weights in ``before`` (a scratch buffer), runs the plain
+    vectorised update, then sums while the chunk is still in cache: memory is streamed
+    once, as without norms. ``out[c]`` receives chunk ``c``'s sums in that order.
+    """
+    n_states, n_per_segment = SHAPES[name]
+    n_args = len(inspect.signature(_rules.RULES[name]).parameters)
+    n_constants = n_args - 2 - n_states - n_per_segment
+    s = ['s%d' % i for i in range(n_states)]
+    p = ['p%d' % i for i in range(n_per_segment)]
+    q = ['q%d' % i for i in range(n_per_segment)]
+    c = ['c%d' % i for i in range(n_constants)]
+    return '''
+@numba.njit(cache=True, error_model='numpy')
+def {name}_chunk_sums({chunk_head}, before, out):
+    for i in range(w.shape[0]):
+        before[i] = w[i]
+    {name}_chunk({chunk_call})
+    squares_{n_states}({squares_args}, out)
+
+
+@numba.njit(parallel=True, cache=True, error_model='numpy')
+def {name}_loop_sums({loop_head}, before, out):
+    for c in numba.prange(lo.shape[0]):
+        a = lo[c]
+        b = hi[c]
+        k = seg[c]
+        {name}_chunk_sums({chunk_args}, before[a:b], out[c])
+'''.format(
+        name=name, n_states=n_states,
+        chunk_head=', '.join(['w', 'g'] + s + q + c),
+        chunk_call=', '.join(['w', 'g'] + s + q + c),
+        squares_args=', '.join(['w', 'g', 'before'] + s),
+        loop_head=', '.join(['w', 'g'] + s + ['lo', 'hi', 'seg'] + p + c),
+        chunk_args=', '.join(['%s[a:b]' % x for x in ['w', 'g'] + s] +
+                             ['%s[k]' % x for x in p] + c))
+
+
+def _squares_source(n_states):
+    """``squares_<n>``: float64 sums of squares over one chunk, for the norms.
+
+    Compiled with fastmath's ``reassoc`` only, so that LLVM may vectorise the sums (they
+    are then added in another order than NumPy's, a difference in the last digits of a
+    reported norm); the update itself is compiled without any fastmath.
+    """
+    s = ['s%d' % i for i in range(n_states)]
+    totals = ['t_w', 't_g', 't_u'] + ['t_%s' % x for x in s]
+    state_sums = ''.join('\n        x = np.float64(%s[i])\n        t_%s += x * x' % (x, x)
+                         for x in s)
+    return '''
+@numba.njit(cache=True, error_model='numpy', fastmath={{'reassoc'}})
+def squares_{n}({head}, out):
+    {zeros}
+    for i in range(w.shape[0]):
+        x = np.float64(w[i])
+        t_w += x * x
+        x = np.float64(g[i])
+        t_g += x * x
+        x = np.float64(w[i]) - np.float64(before[i])
+        t_u += x * x{state_sums}
+    {stores}
+'''.format(n=n_states, head=', '.join(['w', 'g', 'before'] + s),
+           zeros='\n    '.join('%s = 0.0' % t for t in totals), state_sums=state_sums,
+           stores='\n    '.join('out[%d] = %s' % (j, t) for j, t in enumerate(totals)))
+
+
 _SUMS = '''
 @numba.njit(parallel=True, cache=True, error_model='numpy')
 def chunk_sums_of_squares(x, lo, hi, out):
@@ -133,6 +203,8 @@ def _module_source():
     for name in SHAPES:
         parts.append("%s = _compiled(_rules.%s)" % (name, name))
     parts.extend(_loop_source(name) for name in SHAPES)
+    parts.extend(_squares_source(n) for n in sorted({n for n, _ in SHAPES.values()}))
+    parts.extend(_loop_with_sums_source(name) for name in SHAPES)
     parts.append(_SUMS)
     return '\n'.join(parts)
 
@@ -185,14 +257,30 @@ class NumbaBackend:
         """The thread count for ``group``'s loops (see PARALLEL_MIN)."""
         return 1 if group.size < PARALLEL_MIN else self.numba.config.NUMBA_NUM_THREADS
 
-    def run(self, rule_name, group, arrays, per_segment, constants):
-        loop = getattr(self.kernels, rule_name + '_loop')
+    #: This backend can sum the squares a Recorder's norms need inside the update's pass.
+    sums_in_kernel = True
+
+    def run(self, rule_name, group, arrays, per_segment, constants, sums=None):
+        """Apply rule ``rule_name`` in place over the flat buffers.
+
+        ``sums``: None, or a float64 array of shape (chunks, 3 + states) that receives,
+        per chunk, Σw'², Σg², Σ(w' - w)² and Σs'² for each state (see
+        :func:`_loop_with_sums_source`).
+        """
         n_states = SHAPES[rule_name][0]
         assert len(arrays) == 2 + n_states, (rule_name, len(arrays))
         per_segment = [np.ascontiguousarray(p, dtype=np.float32) for p in per_segment]
+        constants = [np.float32(c) for c in constants]
         self.numba.set_num_threads(self._threads(group))
-        loop(*arrays, group.chunk_lo, group.chunk_hi, group.chunk_segment, *per_segment,
-             *[np.float32(c) for c in constants])
+        lo, hi, seg = group.chunk_lo, group.chunk_hi, group.chunk_segment
+        if sums is None:
+            getattr(self.kernels, rule_name + '_loop')(*arrays, lo, hi, seg, *per_segment,
+                                                       *constants)
+        else:
+            before = group.scratch('weight_before', arrays[0].dtype)
+            getattr(self.kernels, rule_name + '_loop_sums')(*arrays, lo, hi, seg,
+                                                            *per_segment, *constants,
+                                                            before, sums)
 
     def segment_sums_of_squares(self, group, buffers):
         """Σx² per segment of each buffer (float32 squares summed in float64)."""

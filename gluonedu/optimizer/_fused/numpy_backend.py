@@ -36,9 +36,12 @@ def segment_sums_exact(group, buffers):
 class NumpyBackend:
     """Runs rules over flat NumPy buffers."""
     name = 'numpy'
+    #: Norms are measured by segment reductions after the step, not inside it.
+    sums_in_kernel = False
 
-    def run(self, rule_name, group, arrays, per_segment, constants):
+    def run(self, rule_name, group, arrays, per_segment, constants, sums=None):
         """Apply rule ``rule_name`` in place: ``arrays[0]`` and ``arrays[2:]`` are written."""
+        assert sums is None, 'the NumPy path sums no squares inside the step'
         scalars = [_as_scalar_or_elements(group, p) for p in per_segment]
         with np.errstate(divide='ignore', invalid='ignore', over='ignore'):
             results = RULES[rule_name](*arrays, *scalars, *constants)

@@ -77,6 +77,9 @@ class Spec:
     counting = 'each'
     #: Under multi_precision the master copy is state[0] (generic) or state[1] (SGD's).
     master_first = True
+    #: Whether ``run`` is one kernel call over ``group.kernel_arrays()``, so that the
+    #: kernel can also sum the squares for the norms (``sums``) in the same pass.
+    sums_in_kernel = True
 
     def rule(self, opt):
         """(rule name, None) or (None, why the fast path declines)."""
@@ -97,11 +100,14 @@ class Spec:
         """(per-segment arrays, constants) for the rule."""
         raise NotImplementedError
 
-    def run(self, opt, group, seg, backend):
-        """One step of the group: by default, the rule once over the flat buffers."""
+    def run(self, opt, group, seg, backend, sums=None):
+        """One step of the group: by default, the rule once over the flat buffers.
+
+        ``sums``: passed to the backend's kernel (see ``sums_in_kernel``).
+        """
         name, _ = self.rule(opt)
         per_segment, constants = self.scalars(opt, seg)
-        backend.run(name, group, group.kernel_arrays(), per_segment, constants)
+        backend.run(name, group, group.kernel_arrays(), per_segment, constants, sums)
 
 
 # ---------------------------------------------------------------------------- SGD family
@@ -144,7 +150,7 @@ class LARSSpec(SGDSpec):
     def rule(self, opt):
         return 'sgd_momentum', None
 
-    def run(self, opt, group, seg, backend):
+    def run(self, opt, group, seg, backend, sums=None):
         indices = seg.indices
         size = max(1, opt.aggregate_num) if group.aggregated else 1
         w_sq, g_sq = self._sums_of_squares(group, backend)
@@ -165,7 +171,7 @@ class LARSSpec(SGDSpec):
                     group.kernel_arrays(),
                     [np.array(lrs, dtype=np.float64), np.array(wds), np.array(moms)]
                     if opt.momentum > 0 else [np.array(lrs, dtype=np.float64), np.array(wds)],
-                    constants if opt.momentum > 0 else [f32(0)] + constants)
+                    constants if opt.momentum > 0 else [f32(0)] + constants, sums)
 
     @staticmethod
     def _sums_of_squares(group, backend):
@@ -266,6 +272,7 @@ class NadamSpec(Spec):
 class LAMBSpec(Spec):
     """LAMB: phase 1 (moments, direction) per element; trust ratios from segment norms of
     the weight and the direction; phase 2 (the step) per element."""
+    sums_in_kernel = False  # two kernels, and the second sees the direction, not g
 
     def rule(self, opt):
         return 'lamb_direction', None
@@ -276,7 +283,8 @@ class LAMBSpec(Spec):
             master, state = state
         return master, list(state)
 
-    def run(self, opt, group, seg, backend):
+    def run(self, opt, group, seg, backend, sums=None):
+        assert sums is None, 'LAMB measures its norms after the step'
         beta1, beta2 = f32(opt.beta1), f32(opt.beta2)
         if opt.bias_correction:
             # The reference: scalar(1 - beta1 ** t), beta1 a float32 number.

@@ -30,6 +30,7 @@ import numpy as np
 
 from ..updater import Updater
 from .flat import FlatGroup
+from .norms import FlatNorms
 from .specs import Segments, spec_for
 
 __all__ = ['FusedUpdater', 'fast_path_refusal', 'backend_name']
@@ -122,19 +123,22 @@ class FusedUpdater(Updater):
         return list(self._groups.values())
 
     # ------------------------------------------------------------------ one call
-    def _apply(self, indices, weights, grads):
+    def _apply(self, indices, weights, grads, norms=None):
         self.last_paths = []
+        measured = {}
         for run in self._runs(indices, weights, grads):
             run_indices, run_weights, run_grads = (list(x) for x in zip(*run))
             why = fast_path_refusal(self.optimizer, run_weights, run_grads)
             if why is not None:
                 self.last_paths.append((tuple(run_indices), 'reference: ' + why))
-                Updater._apply(self, run_indices, run_weights, run_grads)
+                measured.update(Updater._apply(self, run_indices, run_weights, run_grads,
+                                               norms))
                 continue
             backend = self._backend_for(run_weights[0].context)
             group = self._group_for(run_indices, run_weights, run_grads)
-            self._fused_step(group, backend)
+            measured.update(self._fused_step(group, backend, norms))
             self.last_paths.append((tuple(run_indices), 'fused:' + backend.name))
+        return measured
 
     def _runs(self, indices, weights, grads):
         """The units the reference processes: dtype groups (aggregated) or stretches."""
@@ -181,9 +185,14 @@ class FusedUpdater(Updater):
         self._groups[key] = group
         return group
 
-    def _fused_step(self, group, backend):
+    def _fused_step(self, group, backend, norms=None):
+        """One step of ``group``; returns the norms measured for ``norms`` (see reporting)."""
         opt = self.optimizer
         spec = spec_for(opt)
+        measuring = None
+        if norms is not None:
+            measuring = FlatNorms(norms, group, opt, self.states[group.indices[0]],
+                                  in_kernel=backend.sums_in_kernel and spec.sums_in_kernel)
         indices = group.indices
         if spec.counting == 'custom':
             seg = Segments(indices, None, None, None)
@@ -193,9 +202,12 @@ class FusedUpdater(Updater):
             seg = _count_and_read(opt, indices, chunk)
         if group.multi_precision:
             group.load_grad32()
-        spec.run(opt, group, seg, backend)
+        spec.run(opt, group, seg, backend, measuring.kernel_sums() if measuring else None)
         if group.multi_precision:
             group.store_weight16()
+        if measuring is None:
+            return {}
+        return measuring.result(opt, [self.states[i] for i in group.indices])
 
 
 def _count_and_read(opt, indices, chunk):
