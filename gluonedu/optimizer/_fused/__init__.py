@@ -13,6 +13,8 @@ updates one parameter at a time, in formulas you can read. This package applies 
 * backends that run a rule over the buffers: :mod:`.numba_backend` (compiled, parallel,
   cached; optional: ``pip install gluonedu[fast]``), :mod:`.numpy_backend` (the rule
   on whole arrays; always available) and :mod:`.cupy_kernels` (GPU);
+* :mod:`.lazy` — row_sparse gradients (sparse Embeddings): only the rows present are
+  updated, in place, by the same rules (numba loop over rows; NumPy/CuPy fancy indexing);
 * :mod:`.updater` — :class:`FusedUpdater`, the Updater the Trainer uses by default.
 
 ``gluon.Trainer(..., fused=False)`` uses the reference Updater instead, so a class can

@@ -48,6 +48,10 @@ SHAPES = {
     'ftrl': (2, 2),
 }
 
+#: The rules the lazy row_sparse path (:mod:`.lazy`) runs row by row, shaped as SHAPES.
+ROW_SHAPES = {'sgd_momentum': (1, 3), 'sgd_no_momentum': (0, 2), 'sgd_plain': (0, 2),
+              'adam': (2, 2), 'adagrad': (1, 2), 'sparse_adagrad': (1, 1)}
+
 
 _INSTALLED = importlib.util.find_spec('numba') is not None  # looked up once, at import
 
@@ -178,6 +182,49 @@ def squares_{n}({head}, out):
            stores='\n    '.join('out[%d] = %s' % (j, t) for j, t in enumerate(totals)))
 
 
+def _rows_source(name):
+    """The parallel loop around rule ``name`` over the rows of a row_sparse gradient.
+
+    ``w`` and the states are 2-D (all rows of the weight, each row flattened), ``g``
+    holds the gradient's k stored rows and ``rows`` their row ids: row ``rows[r]`` of
+    ``w`` and the states is updated from ``g[r]``; no other row is read or written. The
+    scalars are those of one parameter. The rows are written in parallel, so the loop
+    first checks (serially, cheaply) that the row ids are increasing and in range and
+    the shapes agree; if not, it writes nothing and returns False.
+    """
+    n_states, n_per_segment = ROW_SHAPES[name]
+    n_args = len(inspect.signature(getattr(_rules, name)).parameters)
+    s = ['s%d' % i for i in range(n_states)]
+    q = ['q%d' % i for i in range(n_per_segment)]
+    c = ['c%d' % i for i in range(n_args - 2 - n_states - n_per_segment)]
+    return '''
+@numba.njit(cache=True, error_model='numpy')
+def {name}_row({row_head}):
+    for i in range(w.shape[0]):
+        {outputs}, = {name}({inputs})
+
+
+@numba.njit(parallel=True, cache=True, error_model='numpy')
+def {name}_rows({rows_head}):
+    if g.shape[0] != rows.shape[0] or g.shape[1] != w.shape[1]{state_checks}:
+        return False
+    for r in range(rows.shape[0]):
+        if rows[r] < 0 or rows[r] >= w.shape[0] or (r > 0 and rows[r] <= rows[r - 1]):
+            return False
+    for r in numba.prange(rows.shape[0]):
+        k = rows[r]
+        {name}_row({row_args})
+    return True
+'''.format(
+        name=name,
+        row_head=', '.join(['w', 'g'] + s + q + c),
+        rows_head=', '.join(['w', 'g'] + s + ['rows'] + q + c),
+        state_checks=''.join(' or %s.shape != w.shape' % x for x in s),
+        outputs=', '.join(['w[i]'] + ['%s[i]' % x for x in s]),
+        inputs=', '.join(['w[i]', 'g[i]'] + ['%s[i]' % x for x in s] + q + c),
+        row_args=', '.join(['w[k]', 'g[r]'] + ['%s[k]' % x for x in s] + q + c))
+
+
 _SUMS = '''
 @numba.njit(parallel=True, cache=True, error_model='numpy')
 def chunk_sums_of_squares(x, lo, hi, out):
@@ -205,6 +252,9 @@ def _module_source():
     parts.extend(_loop_source(name) for name in SHAPES)
     parts.extend(_squares_source(n) for n in sorted({n for n, _ in SHAPES.values()}))
     parts.extend(_loop_with_sums_source(name) for name in SHAPES)
+    parts.extend('%s = _compiled(_rules.%s)' % (name, name)
+                 for name in ROW_SHAPES if name not in SHAPES)
+    parts.extend(_rows_source(name) for name in ROW_SHAPES)
     parts.append(_SUMS)
     return '\n'.join(parts)
 

@@ -237,3 +237,22 @@ RULES = {f.__name__: f for f in (
     sgd_momentum, sgd_no_momentum, sgd_plain, nag_momentum, signum, signsgd,
     dcasgd_momentum, dcasgd, adam, adamax, nadam, lamb_direction, lamb_apply, rmsprop,
     rmsprop_centered, adagrad, adadelta, ftml, ftrl)}
+
+
+# ---------------------------------------------------------------------------- lazy rows only
+def sparse_adagrad(w, g, history, lr, rescale, clip, epsilon):
+    """AdaGrad on the rows of a row_sparse gradient (``sparse.adagrad_update``): no weight
+    decay, clipping only for a positive bound; history += g*g; w -= g / sqrt(history + eps) * lr.
+
+    Its order of operations differs from the dense :func:`adagrad`'s, hence its own rule.
+    """
+    g = g * rescale
+    if clip > 0:
+        g = _clip(g, clip)
+    history = history + g * g
+    return w - g / np.sqrt(history + epsilon) * lr, history
+
+
+#: Rules used only by the lazy row_sparse path (:mod:`.lazy`), beside those of RULES
+#: (which every backend, the CuPy kernels included, implements for the flat buffers).
+ROW_RULES = {f.__name__: f for f in (sparse_adagrad,)}

@@ -14,10 +14,12 @@ these parameters" — is replaced. For each run of parameters it
 
 Which parameters take the fast path: dense weights and gradients of dtype float32, or
 float16 with ``multi_precision=True`` (the rule then runs on the float32 master
-copies). Everything else — row_sparse weights or gradients (lazy updates included),
-float16 without multi_precision, float64, a parameter listed twice, an optimizer
-without a spec (SGLD, LBSGD, Test, subclasses), a configuration a spec declines — takes
-the reference path, one run at a time.
+copies). Runs holding row_sparse gradients go to :mod:`.lazy` (only the rows present
+are updated, for the optimizers MXNet updates lazily). Everything else — row_sparse
+weights, row_sparse cases :mod:`.lazy` declines, float16 without multi_precision,
+float64, a parameter listed twice, an optimizer without a spec (SGLD, LBSGD, Test,
+subclasses), a configuration a spec declines — takes the reference path, one run at
+a time.
 
 A *run* is what the reference processes as a unit: with aggregated optimizers (SGD,
 LARS, LAMB) all parameters of one dtype, else each maximal stretch of consecutive
@@ -29,6 +31,7 @@ import os
 import numpy as np
 
 from ..updater import Updater
+from . import lazy
 from .flat import FlatGroup
 from .norms import FlatNorms
 from .specs import Segments, spec_for
@@ -128,6 +131,11 @@ class FusedUpdater(Updater):
         measured = {}
         for run in self._runs(indices, weights, grads):
             run_indices, run_weights, run_grads = (list(x) for x in zip(*run))
+            if lazy.has_row_sparse(run_weights, run_grads):  # lazy updates: see lazy.py
+                path, found = lazy.apply(self, run_indices, run_weights, run_grads, norms)
+                self.last_paths.append((tuple(run_indices), path))
+                measured.update(found)
+                continue
             why = fast_path_refusal(self.optimizer, run_weights, run_grads)
             if why is not None:
                 self.last_paths.append((tuple(run_indices), 'reference: ' + why))
