@@ -70,11 +70,14 @@ class FlatNorms:
         self.fallback_states = layout is None
         self.named = [(name, buffer) for name, buffer in layout or []
                       if request.wants_state(name)]
+        self.state_names = [name for name, _ in self.named]
         self.in_kernel = in_kernel and not group.multi_precision
         self._sums = None
         self._before = None
         if self.in_kernel:
             self._sums = np.empty((len(group.chunk_lo), 3 + len(group.states)))
+            self._columns = [_COLUMN[name] for name in request.param] + \
+                [3 + _position(group.states, buffer) for _, buffer in self.named]
         elif 'update' in request.param:
             self._before = group.weight.copy()   # the model weights, float16 ones included
 
@@ -89,20 +92,15 @@ class FlatNorms:
         """
         group, request = self.group, self.request
         if self.in_kernel:
-            columns = [_COLUMN[name] for name in request.param]
-            columns += [3 + _position(group.states, buffer) for _, buffer in self.named]
-            sums = np.add.reduceat(self._sums, group.first_chunk, axis=0)[:, columns]
+            sums = np.add.reduceat(self._sums, group.first_chunk, axis=0)[:, self._columns]
         else:
             sums = [self._segment_sums(name) for name in request.param]
             sums += [group.segment_sums64(buffer) for _, buffer in self.named]
             sums = np.stack(sums, axis=1) if sums else np.zeros((len(group.indices), 0))
-        rows = np.sqrt(sums).tolist()
-        names = request.param
-        state_names = [name for name, _ in self.named]
-        split = len(names)
+        names, state_names, split = request.param, self.state_names, len(request.param)
         measured = {index: {'norm': dict(zip(names, row[:split])),
                             'state_norm': dict(zip(state_names, row[split:]))}
-                    for index, row in zip(group.indices, rows)}
+                    for index, row in zip(group.indices, np.sqrt(sums).tolist())}
         if self.fallback_states:
             for index, weight, state in zip(group.indices, group.weights, states):
                 measured[index]['state_norm'] = {
