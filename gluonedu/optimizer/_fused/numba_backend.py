@@ -75,6 +75,15 @@ def cache_dir():
     return os.path.join(tempfile.gettempdir(), 'gluonedu-numba-cache-%s' % os.getuid())
 
 
+def _argument_names(rule, n_states, n_per_segment):
+    """Names for a generated loop's arguments after (w, g): states ``s0..``, per-segment
+    arrays ``p0..`` (``q0..`` once indexed), constants ``c0..``."""
+    n_args = len(inspect.signature(rule).parameters)
+    return (['s%d' % i for i in range(n_states)], ['p%d' % i for i in range(n_per_segment)],
+            ['q%d' % i for i in range(n_per_segment)],
+            ['c%d' % i for i in range(n_args - 2 - n_states - n_per_segment)])
+
+
 def _loop_source(name):
     """The source of the parallel loop around rule ``name``.
 
@@ -82,12 +91,7 @@ def _loop_source(name):
     vectorises it; a loop written inline under ``prange`` runs at half the speed.
     """
     n_states, n_per_segment = SHAPES[name]
-    n_args = len(inspect.signature(_rules.RULES[name]).parameters)
-    n_constants = n_args - 2 - n_states - n_per_segment
-    s = ['s%d' % i for i in range(n_states)]
-    p = ['p%d' % i for i in range(n_per_segment)]
-    q = ['q%d' % i for i in range(n_per_segment)]
-    c = ['c%d' % i for i in range(n_constants)]
+    s, p, q, c = _argument_names(_rules.RULES[name], n_states, n_per_segment)
     return '''
 @numba.njit(cache=True, error_model='numpy')
 def {name}_chunk({chunk_head}):
@@ -122,12 +126,7 @@ def _loop_with_sums_source(name):
     once, as without norms. ``out[c]`` receives chunk ``c``'s sums in that order.
     """
     n_states, n_per_segment = SHAPES[name]
-    n_args = len(inspect.signature(_rules.RULES[name]).parameters)
-    n_constants = n_args - 2 - n_states - n_per_segment
-    s = ['s%d' % i for i in range(n_states)]
-    p = ['p%d' % i for i in range(n_per_segment)]
-    q = ['q%d' % i for i in range(n_per_segment)]
-    c = ['c%d' % i for i in range(n_constants)]
+    s, p, q, c = _argument_names(_rules.RULES[name], n_states, n_per_segment)
     return '''
 @numba.njit(cache=True, error_model='numpy')
 def {name}_chunk_sums({chunk_head}, before, out):
@@ -193,10 +192,7 @@ def _rows_source(name):
     the shapes agree; if not, it writes nothing and returns False.
     """
     n_states, n_per_segment = ROW_SHAPES[name]
-    n_args = len(inspect.signature(getattr(_rules, name)).parameters)
-    s = ['s%d' % i for i in range(n_states)]
-    q = ['q%d' % i for i in range(n_per_segment)]
-    c = ['c%d' % i for i in range(n_args - 2 - n_states - n_per_segment)]
+    s, _, q, c = _argument_names(getattr(_rules, name), n_states, n_per_segment)
     return '''
 @numba.njit(cache=True, error_model='numpy')
 def {name}_row({row_head}):
