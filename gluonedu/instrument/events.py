@@ -32,6 +32,10 @@ kind             source       values
 
 ``param`` names the parameter (or KVStore key) and ``context`` the device, where they
 apply. ``step`` is the Trainer's step count at the time (0 before the first step).
+
+A source reporting one event per parameter may hand them over together
+(:meth:`EventBus.emit_batch`): a subscriber registered with ``on_batch`` (the Recorder)
+then receives them in one call; every other subscriber still gets one Event each.
 """
 from collections.abc import Mapping
 import threading
@@ -64,9 +68,10 @@ class Event(NamedTuple):
 class Subscription:
     """A subscriber's handle: ``remove()`` (or leave its ``with`` block) to stop listening."""
 
-    def __init__(self, bus, callback, kinds, norms):
+    def __init__(self, bus, callback, kinds, norms, on_batch=None):
         self._bus = bus
         self.callback = callback
+        self.on_batch = on_batch
         self.kinds = None if kinds is None else frozenset(kinds)
         self.norms = norms
 
@@ -101,19 +106,23 @@ class EventBus:
         """Whether anybody listens (the one check a hook point makes)."""
         return bool(self._subscriptions)
 
-    def subscribe(self, callback, kinds=None, norms=False):
+    def subscribe(self, callback, kinds=None, norms=False, on_batch=None):
         """Call ``callback(event)`` for every event of ``kinds`` (all if None).
 
         norms : bool or list of str
             Whether this subscriber wants the ``norm``/``state_norm`` kinds (costly);
             a list names the quantities wanted ('weight', 'grad', 'update', 'mean', ...).
+        on_batch : callable, optional
+            ``on_batch(kind, step, source, entries)`` receives the events of one
+            :meth:`emit_batch` call at once (``entries``: ``(param, context, values)``
+            tuples) instead of ``callback`` receiving them one by one.
         Returns a :class:`Subscription` (removable; also a context manager).
         """
         unknown = set(kinds or ()) - set(KINDS)
         if unknown:
             raise ValueError("unknown event kinds %s; the kinds are %s"
                              % (sorted(unknown), ', '.join(KINDS)))
-        sub = Subscription(self, callback, kinds, norms)
+        sub = Subscription(self, callback, kinds, norms, on_batch)
         with self._lock:
             self._subscriptions = self._subscriptions + (sub,)
         return sub
@@ -143,6 +152,27 @@ class EventBus:
             if sub.wants(kind):
                 sub.callback(event)
         return event
+
+    def emit_batch(self, kind, source, entries, step=None):
+        """Emit one ``kind`` event per ``(param, context, values)`` of ``entries``.
+
+        The same events as :meth:`emit` called for each entry in turn (``param`` and
+        ``context`` must already be str or None); a subscriber with ``on_batch``
+        receives them in one call, which saves building and delivering each Event.
+        """
+        step = self.step if step is None else step
+        events = None
+        for sub in self._subscriptions:
+            if not sub.wants(kind):
+                continue
+            if sub.on_batch is not None:
+                sub.on_batch(kind, step, source, entries)
+                continue
+            if events is None:
+                events = [Event(kind, step, source, param, context, values)
+                          for param, context, values in entries]
+            for event in events:
+                sub.callback(event)
 
 
 #: The process-wide bus every source emits on.

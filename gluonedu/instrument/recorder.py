@@ -182,7 +182,8 @@ class Recorder:
         self._toggles_norms = self.every > 1 and bool(self.norms)
         if subscribed is not None and self._toggles_norms:
             subscribed = subscribed | {'step_begin'}
-        self._subscription = BUS.subscribe(self._on_event, kinds=subscribed, norms=self.norms)
+        self._subscription = BUS.subscribe(self._on_event, kinds=subscribed, norms=self.norms,
+                                           on_batch=self._on_batch)
 
     # ------------------------------------------------------------------ set-up helpers
     @staticmethod
@@ -215,26 +216,29 @@ class Recorder:
 
     # ------------------------------------------------------------------ receiving
     def _on_event(self, event):
-        kind = event.kind
-        if kind == 'step_begin' and self._toggles_norms:
+        if event.kind == 'step_begin' and self._toggles_norms:
             sampled = event.step % self.every == 0
             self._subscription.norms = self.norms if sampled else False
+        self._on_batch(event.kind, event.step, event.source,
+                       ((event.param, event.context, event.values),))
+
+    def _on_batch(self, kind, step, source, entries):
+        """Keep the rows of events ``(param, context, values)`` of one kind and step."""
         if self.kinds is not None and kind not in self.kinds:
             return
-        step = int(event.step)
+        step = int(step)
         if step % self.every and kind not in ALWAYS_KEPT:
             return
-        param = event.param
-        names = self._names
-        if names is not None and param is not None and param not in names:
-            if event.source == 'kvstore' and param in self._keys:
-                param = self._keys[param]
-            else:
-                return  # another trainer's parameter
-        source, context = event.source, event.context
+        names, keys = self._names, self._keys
         append = self._rows.append
-        for name, value in event.values.items():
-            append(_new_row((step, kind, source, param, context, name, float(value))))
+        for param, context, values in entries:
+            if names is not None and param is not None and param not in names:
+                if source == 'kvstore' and param in keys:
+                    param = keys[param]
+                else:
+                    continue  # another trainer's parameter
+            for name, value in values.items():
+                append(_new_row((step, kind, source, param, context, name, float(value))))
 
     # ------------------------------------------------------------------ user rows
     def log(self, name, value, step=None):

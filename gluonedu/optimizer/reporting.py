@@ -119,29 +119,37 @@ def report_update(optimizer, indices, weights, grads, measured):
     """Emit lr/wd, the ``measured`` norms and clipping for each updated parameter.
 
     ``measured``: ``{index: {'norm': {...}, 'state_norm': {...}}}`` (empty when no norm
-    was requested) from :meth:`NormRequest.measure` or the fused path.
+    was requested) from :meth:`NormRequest.measure` or the fused path. Each kind goes
+    out as one batch (see ``EventBus.emit_batch``).
     """
-    emit = BUS.emit
-    wants_clip = BUS.wants('clip') and optimizer.clip_gradient is not None
     lrs = optimizer._get_lrs(indices)      # one scheduler call for all the indices
     wds = optimizer._get_wds(indices)
-
+    lr_events, wd_events, norm_events, state_events = [], [], [], []
+    where = []                             # (param, context) of each index
     context, ctx = None, None
-    for i, (index, weight, grad) in enumerate(zip(indices, weights, grads)):
-        if weight.context is not context:   # one Updater call is usually one device
+    for i, (index, weight) in enumerate(zip(indices, weights)):
+        if weight.context != context:   # one Updater call is usually one device
             context = weight.context
             ctx = str(context)
-        param = _name(optimizer, index)
-        emit('lr', 'optimizer', param, ctx, lr=lrs[i])
-        emit('wd', 'optimizer', param, ctx, wd=wds[i])
+        param = str(_name(optimizer, index))
+        where.append((param, ctx))
+        lr_events.append((param, ctx, {'lr': lrs[i]}))
+        wd_events.append((param, ctx, {'wd': wds[i]}))
         found = measured.get(index)
         if found:
             if found['norm']:
-                emit('norm', 'optimizer', param, ctx, **found['norm'])
+                norm_events.append((param, ctx, found['norm']))
             if found['state_norm']:
-                emit('state_norm', 'optimizer', param, ctx, **found['state_norm'])
-        if wants_clip:
+                state_events.append((param, ctx, found['state_norm']))
+    BUS.emit_batch('lr', 'optimizer', lr_events)
+    BUS.emit_batch('wd', 'optimizer', wd_events)
+    if norm_events:
+        BUS.emit_batch('norm', 'optimizer', norm_events)
+    if state_events:
+        BUS.emit_batch('state_norm', 'optimizer', state_events)
+    if BUS.wants('clip') and optimizer.clip_gradient is not None:
+        for (param, ctx), grad in zip(where, grads):
             rescaled = grad.asnumpy() * optimizer.rescale_grad
             clipped = float((np.abs(rescaled) > optimizer.clip_gradient).mean())
-            emit('clip', 'optimizer', param, ctx, clip_gradient=optimizer.clip_gradient,
-                 clipped_fraction=clipped)
+            BUS.emit('clip', 'optimizer', param, ctx, clip_gradient=optimizer.clip_gradient,
+                     clipped_fraction=clipped)

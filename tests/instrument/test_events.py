@@ -106,3 +106,25 @@ def test_module_level_bus_and_kinds():
     with subscribe(print, kinds=['metric']):
         assert BUS.active
     assert not BUS.active
+
+
+def test_a_batch_reaches_plain_subscribers_as_single_events(bus):
+    entries = [('w0', 'cpu(0)', {'lr': 0.1}), ('w1', 'cpu(0)', {'lr': 0.2})]
+    one_by_one, batched = [], []
+    with bus.subscribe(one_by_one.append):
+        bus.emit_batch('lr', 'optimizer', entries, step=3)
+    with bus.subscribe(batched.append):
+        for param, context, values in entries:
+            bus.emit('lr', 'optimizer', param, context, step=3, **values)
+    assert one_by_one == batched
+    assert [e.param for e in one_by_one] == ['w0', 'w1']
+
+
+def test_a_batch_subscriber_gets_one_call_and_filters_still_apply(bus):
+    calls, single = [], []
+    with bus.subscribe(single.append, on_batch=lambda *args: calls.append(args)), \
+            bus.subscribe(single.append, kinds=['wd']):
+        bus.emit_batch('lr', 'optimizer', [('w0', None, {'lr': 0.1})], step=1)
+        bus.emit_batch('norm', 'optimizer', [('w0', None, {'grad': 1.0})], step=1)
+    assert calls == [('lr', 1, 'optimizer', [('w0', None, {'lr': 0.1})])]
+    assert single == []   # the batch subscriber took it; the other wants only 'wd'

@@ -14,10 +14,7 @@ from gluonedu.gluon import nn
 from gluonedu.instrument import BUS, Recorder
 from gluonedu.instrument.recorder import ALWAYS_KEPT, COLUMNS, Row
 
-# The real Trainer; gluon exports it once the Trainer work lands in gluon/__init__.py.
-Trainer = getattr(gluon, 'Trainer', None)
-if Trainer is None:
-    from gluonedu.gluon.trainer import Trainer
+Trainer = gluon.Trainer
 
 
 @pytest.fixture(autouse=True)
@@ -525,3 +522,15 @@ def test_stale_gradients_of_an_unused_branch_are_recorded():
     assert stale == [(s, 'branchy_dense1_' + p, 'cpu(0)', 'skipped', 1.0)
                      for s in (1, 2) for p in ('bias', 'weight')]
     assert 'stale gradient events: 4\n  branchy_dense1_bias    cpu(0)  skipped 2' in rec.summary()
+
+
+def test_batched_events_give_the_rows_single_events_give():
+    entries = [('w0', 'cpu(0)', {'weight': 1.0, 'grad': 2.0}), ('w1', 'cpu(0)', {'weight': 3.0})]
+    with Recorder(norms=True) as batched:
+        BUS.emit_batch('norm', 'optimizer', entries, step=2)
+    with Recorder(norms=True) as single:
+        for param, context, values in entries:
+            BUS.emit('norm', 'optimizer', param, context, step=2, **values)
+    assert batched.rows == single.rows
+    assert [(r.param, r.name, r.value) for r in batched.rows] == [
+        ('w0', 'weight', 1.0), ('w0', 'grad', 2.0), ('w1', 'weight', 3.0)]
