@@ -5,11 +5,14 @@
 1. push + pull of a 1 MB and a 64 MB float32 array through a 'dist_sync' store (one
    worker, one server, no optimizer), against the floor Ray itself sets: a bare actor
    round trip (send the array to an actor method that returns it) from the same worker
-   process. Both are medians over ``--repeat`` calls; the ratio says what the store adds
-   (sharding, summing, the version bookkeeping, the copy into the output).
+   process. Store and bare rounds alternate (after a few of each to warm up), so that
+   a busy machine's drift hits both alike; both are medians over ``--repeat`` rounds.
+   The ratio says what the store adds: a second call (push, then pull), the sum
+   written into the stored value, and the server's snapshot of it for the pull.
 2. One training step of the digits MLP (batch 64 per worker) on ``--workers`` workers
-   with 'dist_sync' (forward, backward, Trainer.step: pushpull of every parameter,
-   optimizer on the server) against the same step in one process with no store.
+   with 'dist_sync' and with 'dist_async' (forward, backward, Trainer.step: pushpull
+   of every parameter, optimizer on the server) against the same step in one process
+   with no store. Medians over ``5 * --repeat`` steps, as each worker sees them.
 
 Every figure is printed as milliseconds and ratios; nothing is written.
 """
@@ -27,6 +30,20 @@ class Echo:
 
     def echo(self, x):
         return x
+
+
+def _alternating_medians_ms(fns, repeat, warmup=3):
+    """Median ms of each function in ``fns``, called in turn ``repeat`` times."""
+    for _ in range(warmup):
+        for fn in fns:
+            fn()
+    times = [[] for _ in fns]
+    for _ in range(repeat):
+        for fn, spent in zip(fns, times):
+            start = time.perf_counter()
+            fn()
+            spent.append(time.perf_counter() - start)
+    return [1000 * statistics.median(spent) for spent in times]
 
 
 def _median_ms(fn, repeat):
@@ -58,7 +75,7 @@ def store_vs_bare_ray(echo, sizes_mb, repeat):
         def bare_round():
             back = ray.get(echo.echo.remote(host))
             out[:] = back
-        rows.append((mb, _median_ms(store_round, repeat), _median_ms(bare_round, repeat)))
+        rows.append((mb, *_alternating_medians_ms([store_round, bare_round], repeat)))
     return rows
 
 
@@ -85,9 +102,11 @@ def _mlp_step_setup(kvstore):
     return step
 
 
-def dist_step_ms(repeat):
-    """Median ms of one dist_sync training step (as this worker sees it)."""
-    step = _mlp_step_setup(mx.kv.create('dist_sync'))
+def dist_step_ms(kv_type, repeat):
+    """Median ms of one training step on store ``kv_type`` (as this worker sees it)."""
+    kv = mx.kv.create(kv_type)
+    step = _mlp_step_setup(kv)
+    kv.barrier()  # start together
     return _median_ms(step, repeat)
 
 
@@ -101,7 +120,9 @@ def main():
         echo = ray.remote(num_cpus=0)(Echo).remote()
         ray.get(echo.echo.remote(0))
         rows, = cluster.run(store_vs_bare_ray, echo, [1, 64], args.repeat, num_workers=1)
-        dist = cluster.run(dist_step_ms, args.repeat * 5, num_workers=args.workers)
+        dist = {kv_type: cluster.run(dist_step_ms, kv_type, args.repeat * 5,
+                                     num_workers=args.workers)
+                for kv_type in ('dist_sync', 'dist_async')}
     local = _median_ms(_mlp_step_setup(None), args.repeat * 5)
     print('push+pull through dist_sync (1 worker, 1 server) vs a bare Ray actor round trip')
     print('%8s %14s %14s %8s %12s' % ('size', 'store ms', 'bare Ray ms', 'ratio', 'store MB/s'))
@@ -110,10 +131,12 @@ def main():
                                                      2 * mb / (store / 1000)))
     print()
     print('one training step, digits MLP, batch 64 per worker')
-    print('  single process, no store : %8.2f ms' % local)
-    for rank, ms in enumerate(dist):
-        print('  dist_sync, worker %d of %d : %8.2f ms  (%.1fx the single-process step)'
-              % (rank, args.workers, ms, ms / local))
+    print('  %-27s: %8.2f ms' % ('single process, no store', local))
+    for kv_type, times in dist.items():
+        for rank, ms in enumerate(times):
+            label = '%s, worker %d of %d' % (kv_type, rank, args.workers)
+            print('  %-27s: %8.2f ms  (%.1fx the single-process step)'
+                  % (label, ms, ms / local))
 
 
 if __name__ == '__main__':

@@ -400,6 +400,7 @@ class Trainer:
             return  # one context: nothing to reduce
         if self._fused and trainer_fused.flat_allreduce(self):
             return  # summed on the flat buffers, one operation per context
+        dense = []  # (index, gradients, outputs or None): pushpulls of dense gradients
         for i, param in enumerate(self._params):
             if param.grad_req == 'null':
                 continue
@@ -413,10 +414,20 @@ class Trainer:
                     pull_list = param.list_data() if self._update_on_kvstore else grad_list
                     self._kvstore.pull(i, pull_list, priority=-i,
                                        ignore_sparse=self._distributed)
-            elif self._update_on_kvstore:
-                self._kvstore.pushpull(i, grad_list, out=param.list_data(), priority=-i)
             else:
+                dense.append((i, grad_list,
+                              param.list_data() if self._update_on_kvstore else None))
+        if dense and getattr(self._kvstore, '_overlaps_keys', False):
+            # One call with every key: gluonedu's distributed store sends them all before
+            # waiting for any answer (one round trip per step instead of one per key).
+            self._kvstore.pushpull([i for i, _, _ in dense], [g for _, g, _ in dense],
+                                   out=[g if o is None else o for _, g, o in dense])
+            return
+        for i, grad_list, out in dense:
+            if out is None:
                 self._kvstore.pushpull(i, grad_list, priority=-i)
+            else:
+                self._kvstore.pushpull(i, grad_list, out=out, priority=-i)
 
     def update(self, batch_size, ignore_stale_grad=False):
         """Apply the optimizer to the (already reduced) gradients.

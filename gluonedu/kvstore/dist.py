@@ -15,36 +15,56 @@ store (:class:`DistKVStore`) sends each key to its servers:
   barrier, so every worker pulls rank 0's value;
 * ``push``: the worker first sums its own devices' values (``v0 + v1 + …`` on the
   host), then sends that sum — 2-bit compressed if ``set_gradient_compression`` was
-  called, with the residual kept on the worker (one per key) — to the key's servers;
-* dist_sync: a push returns when every worker's push of that key has arrived and the
-  update has been applied; a pull after it returns the new value. dist_device_sync is
-  the same store (MXNet's variant differs only in where a GPU worker sums its devices);
+  called, with the residual kept on the worker (one per key) — to the key's servers,
+  and returns without waiting for their answer (Ray copies the value when it is sent,
+  so the caller may overwrite its arrays at once);
+* the worker collects a push's answer before anything that must see the push: the
+  next ``pull``, ``pushpull``, ``row_sparse_pull`` or ``push`` of that key, and every
+  ``barrier``, ``set_optimizer``, ``set_gradient_compression``,
+  ``save_optimizer_states``/``load_optimizer_states`` (and the end of the process). So a
+  pull always sees this worker's earlier pushes of its key: the order is made by the
+  worker, not left to Ray (a server is an asyncio actor, where a pull sent after a
+  push may start before it). An error a push met on a server is raised there, naming
+  the key;
+* requests travel in batches: a push, pull or pushpull of several keys makes one Ray
+  call per server that holds any of them, and sends them all before waiting for an
+  answer. The Trainer passes all its dense keys to one pushpull, so a step costs about
+  one round trip per server instead of one per parameter;
+* dist_sync: a push is applied once every worker's push of that key has arrived (summed
+  in rank order); a pull after it returns the new value. dist_device_sync is the same
+  store (MXNet's variant differs only in where a GPU worker sums its devices);
 * dist_async: every push is applied on arrival. The server answers how many updates
-  (by other workers) the key received since this worker last pulled it; the worker
-  emits that as a ``staleness`` event;
+  the key received since this worker last pulled it; the worker emits that as a
+  ``staleness`` event (with the step in which the push was sent) when it collects the
+  answer;
 * ``set_optimizer`` ships the optimizer to every server (rank 0 sends it, then a
   barrier). Each Parameter's current ``lr_mult``/``wd_mult`` travel with it;
   changing them later does not reach the servers (as in MXNet, whose servers see no
   Parameters at all).
 
 Instrumentation (source ``'kvstore'``, ``context`` = the worker, ``'worker0'``,
-``'worker1'``, …): ``kv_push`` (``bytes``, ``devices``; with compression
-``compressed_bytes`` and ``residual_norm``), ``kv_pull`` (``bytes``, ``devices``) and,
-for dist_async, ``staleness`` (``versions_behind``: for a key split over several
-servers, the largest over its pieces).
+``'worker1'``, …): ``kv_push`` when a push is sent (``bytes``, ``devices``; with
+compression ``compressed_bytes`` and ``residual_norm``), ``kv_pull`` (``bytes``,
+``devices``) and, for dist_async, ``staleness`` (``versions_behind``: for a key split
+over several servers, the largest over its pieces).
 
 Faults: a call that gets no answer within ``GLUONEDU_DIST_TIMEOUT`` seconds (default
-120) raises MXNetError; when the launcher sees a worker fail it aborts the servers,
-and every other worker's next (or waiting) call raises :class:`DistAborted` naming
-the failed worker.
+120; one bound for all the answers a call waits for) raises MXNetError; when the
+launcher sees a worker fail it aborts the servers, and every other worker's next (or
+waiting) call raises :class:`DistAborted` naming the failed worker.
 """
+import atexit
 import copy
 import os
+import sys
+import time
+import weakref
 import zlib
 from dataclasses import dataclass
 
 import numpy as np
 
+from .. import _backend
 from ..base import MXNetError
 from ..context import cpu
 from ..instrument.events import BUS
@@ -115,6 +135,15 @@ class _Piece:
 
 
 @dataclass(frozen=True)
+class _SentPush:
+    """The pushes of one ``push`` call, sent but not yet answered."""
+    keys: tuple
+    handles: list      # per key, per piece: (ref, position), see DistKVStore._send
+    step: int          # BUS.step when sent (the staleness events carry it)
+    serial: int        # the order of sending
+
+
+@dataclass(frozen=True)
 class _Layout:
     shape: tuple
     dtype: object
@@ -142,6 +171,10 @@ class DistKVStore(KVStoreBase):
     See the module docstring for what each operation does across the cluster.
     """
 
+    #: A pushpull of a list of keys sends every request before awaiting any (so the
+    #: Trainer passes all its keys in one call).
+    _overlaps_keys = True
+
     def __init__(self, kvstore_type, worker):
         if kvstore_type not in SYNC_TYPES + ASYNC_TYPES:
             raise ValueError("unknown distributed kvstore type %r; the distributed types are: %s"
@@ -161,6 +194,9 @@ class DistKVStore(KVStoreBase):
         self._compression = None
         self._updater = None            # the worker's copy of the servers' optimizer
         self._context = 'worker%d' % worker.rank
+        self._pending = {}              # key -> its _SentPush not yet answered
+        self._sent_pushes = 0           # serial number of the last _SentPush
+        _watch_at_exit(self)
 
     def _find_server(self, i):
         ray = self._ray
@@ -172,22 +208,29 @@ class DistKVStore(KVStoreBase):
                              "servers) or inside local_cluster()"
                              % (i, self._worker.group, self._worker.address)) from None
 
-    def _get(self, refs):
-        """ray.get with the run's timeout, turning Ray's errors into MXNetErrors."""
+    def _get(self, refs, what=None, deadline=None):
+        """ray.get with the run's timeout, turning Ray's errors into MXNetErrors.
+
+        ``what`` names a deferred request (``'a push of key 3'``) in the messages;
+        ``deadline`` (``time.monotonic()``) bounds several waits together.
+        """
         exceptions = self._ray.exceptions
+        timeout = self._timeout if deadline is None else max(deadline - time.monotonic(), 0)
         try:
-            return self._ray.get(refs, timeout=self._timeout)
+            return self._ray.get(refs, timeout=timeout)
         except exceptions.GetTimeoutError:
-            raise MXNetError("worker %d got no answer from the servers within %.0f s; another "
+            raise MXNetError("worker %d got no answer from the servers%s within %.0f s; another "
                              "worker may have stopped (raise GLUONEDU_DIST_TIMEOUT for slow "
-                             "steps)" % (self.rank, self._timeout)) from None
+                             "steps)" % (self.rank, ' to ' + what if what else '',
+                                         self._timeout)) from None
         except exceptions.RayTaskError as err:
             cause = getattr(err, 'cause', None)
             if isinstance(cause, DistAborted):
                 raise DistAborted("worker %d stops: %s" % (self.rank, cause)) from None
+            failed = '%s failed on the server: ' % what if what else ''
             if isinstance(cause, MXNetError):
-                raise MXNetError(str(cause)) from None
-            raise MXNetError("a server failed: %s" % (cause or err)) from None
+                raise MXNetError(failed + str(cause)) from None
+            raise MXNetError("%sa server failed: %s" % (failed, cause or err)) from None
         except exceptions.RayActorError as err:
             raise DistAborted("worker %d stops: a server of this run is gone (the run was "
                               "stopped, or its process died): %s"
@@ -293,9 +336,13 @@ class DistKVStore(KVStoreBase):
                                  "stored shape %s" % (key, v.shape, layout.shape))
         if all(v.stype == 'row_sparse' for v in values):
             return KVStore._sum_row_sparse(values, cpu(0), layout.dtype)
-        total = values[0].tostype('default').asnumpy().astype(layout.dtype, copy=True)
-        for v in values[1:]:
-            total += v.tostype('default').asnumpy().astype(layout.dtype, copy=False)
+        hosts = [_backend.to_host(v.tostype('default')._data) for v in values]
+        if len(hosts) == 1:
+            # No copy: Ray copies the array when the push is sent.
+            return hosts[0].astype(layout.dtype, copy=False)
+        total = hosts[0].astype(layout.dtype, copy=True)
+        for h in hosts[1:]:
+            total += h.astype(layout.dtype, copy=False)
         return total
 
     def _payloads(self, key, layout, merged):
@@ -308,8 +355,8 @@ class DistKVStore(KVStoreBase):
             return [(layout.pieces[0], ('row_sparse', merged.data.asnumpy(),
                                         merged.indices.asnumpy(), layout.shape))]
         if self._compression is not None:
-            sent = self._compression.quantize(key, 0, NDArray(merged, cpu(0))).asnumpy()
-            flat = sent.reshape(-1)
+            sent = self._compression.quantize(key, 0, NDArray(merged, cpu(0)))
+            flat = sent._data.reshape(-1)
             return [(p, ('2bit', pack_2bit(flat[p.start:p.stop]),
                          (p.stop - p.start,) if layout.split else layout.shape))
                     for p in layout.pieces]
@@ -317,95 +364,156 @@ class DistKVStore(KVStoreBase):
         return [(p, ('dense', flat[p.start:p.stop] if layout.split else merged))
                 for p in layout.pieces]
 
-    def _push_refs(self, key, values, method):
+    # Requests travel in batches: one Ray call per server carries every key (piece) of
+    # an operation that lives there; each call costs far more than its data on a small
+    # machine. A *handle* is (ref of that call, position of the request in it).
+    def _send(self, method, per_key, *leading):
+        """Send ``per_key`` — for each key, its [(server, request)] — with one call of
+        ``method(*leading, requests)`` per server; the handles, per key."""
+        batches = {}
+        for requests in per_key:
+            for server, request in requests:
+                batches.setdefault(server, []).append(request)
+        refs = {server: getattr(self._servers[server], method).remote(*leading, batch)
+                for server, batch in batches.items()}
+        seen = dict.fromkeys(batches, 0)
+        handles = []
+        for requests in per_key:
+            handles.append([(refs[server], seen[server]) for server, _ in requests])
+            for server, _ in requests:
+                seen[server] += 1
+        return handles
+
+    def _collect(self, handles, what=None, deadline=None):
+        """The answers for ``handles`` (per key, as :meth:`_send` returned them)."""
+        refs = list(dict.fromkeys(ref for key_handles in handles for ref, _ in key_handles))
+        answers = dict(zip(refs, self._get(refs, what, deadline)))
+        return [[answers[ref][i] for ref, i in key_handles] for key_handles in handles]
+
+    def _push_requests(self, key, values, listening):
+        """[(server, (shard, payload, base version))] of this worker's push of ``key``.
+
+        Emits ``kv_push`` (what is sent); the answers come later.
+        """
         layout = self._layout(key)
         merged = self._local_sum(key, layout, values)
         versions = self._versions[key]
-        refs = []
-        for i, (piece, payload) in enumerate(self._payloads(key, layout, merged)):
-            call = getattr(self._servers[piece.server], method)
-            refs.append(call.remote(piece.shard, self.rank, payload,
-                                    None if self._sync else versions[i]))
-        return refs
-
-    def _after_push(self, key, values, pushed, listening):
-        """Record the versions the servers reported; emit the push's events."""
-        if not listening:
-            return
-        if BUS.wants('kv_push'):
+        requests = [(piece.server, (piece.shard, payload, None if self._sync else versions[i]))
+                    for i, (piece, payload) in enumerate(self._payloads(key, layout, merged))]
+        if listening and BUS.wants('kv_push'):
             info = {'bytes': float(values[0].size * np.dtype(values[0].dtype).itemsize),
                     'devices': float(len(values))}
             if self._compression is not None:
                 info['compressed_bytes'] = float(compressed_nbytes(values[0].size))
                 info['residual_norm'] = self._compression.residual_norm(key)
             BUS.emit('kv_push', _SOURCE, param=key, context=self._context, **info)
-        if not self._sync and BUS.wants('staleness'):
-            behind = max(b for _, b in pushed)
-            BUS.emit('staleness', _SOURCE, param=key, context=self._context,
+        return requests
+
+    def _pushed(self, key, answers, step):
+        """A push's answers (one per piece) arrived: emit dist_async's staleness event."""
+        if not self._sync and BUS.active and BUS.wants('staleness'):
+            behind = max(b for _, b in answers)
+            BUS.emit('staleness', _SOURCE, param=key, context=self._context, step=step,
                      versions_behind=float(behind))
 
-    def push(self, key, value, priority=0):
-        """Send this worker's sum of ``value`` for each key to the servers.
+    def _settle(self, keys=None):
+        """Collect the answers to this worker's outstanding pushes (those of ``keys``; all
+        if None), in the order they were sent; raise the first error one of them met."""
+        keys = list(self._pending) if keys is None else keys
+        sent = {id(p): p for p in (self._pending.get(k) for k in keys) if p is not None}
+        if not sent:
+            return
+        deadline = time.monotonic() + self._timeout
+        for push in sorted(sent.values(), key=lambda p: p.serial):
+            for k in push.keys:
+                del self._pending[k]
+            what = 'a push of key%s %s' % ('s' if len(push.keys) > 1 else '',
+                                          ', '.join(repr(k) for k in push.keys))
+            for k, answers in zip(push.keys, self._collect(push.handles, what, deadline)):
+                self._pushed(k, answers, push.step)
 
-        dist_sync: returns once every worker's push of the key has been applied.
+    def push(self, key, value, priority=0):
+        """Send this worker's sum of ``value`` for each key to the servers; don't wait.
+
+        The answer is collected by the next operation that must see the push (see the
+        module docstring); dist_sync applies it once every worker's push has arrived.
         """
         groups = self._keys._groups(key, value, 'values')
-        refs = [(k, values, self._push_refs(k, values, 'push')) for k, values in groups]
+        self._settle([k for k, _ in groups])  # a key's pushes reach its servers in order
         listening = BUS.active
-        for k, values, key_refs in refs:
-            pushed = self._get(key_refs)
-            self._after_push(k, values, pushed, listening)
+        requests = [self._push_requests(k, values, listening) for k, values in groups]
+        self._sent_pushes += 1
+        push = _SentPush(tuple(k for k, _ in groups),
+                         self._send('push_many', requests, self.rank), BUS.step,
+                         self._sent_pushes)
+        for k in push.keys:
+            self._pending[k] = push
 
     # ------------------------------------------------------------------ pull
-    def _assemble(self, key, layout, parts):
-        """The full dense value from the pieces the servers returned; notes versions."""
-        self._versions[key] = [version for _, version in parts]
-        if not layout.split:
-            return parts[0][0]
-        return np.concatenate([np.asarray(p).reshape(-1) for p, _ in parts]).reshape(layout.shape)
+    def _write(self, key, layout, parts, outs, ignore_sparse):
+        """Copy the pulled value — ``parts``, one array per piece — into each output.
 
-    def _write(self, key, value, outs, ignore_sparse):
+        A split key's pieces go straight into each contiguous dense output (no
+        assembled copy in between).
+        """
+        whole = None
         written = 0
         for o in outs:
-            if tuple(o.shape) != tuple(value.shape):
+            if tuple(o.shape) != layout.shape:
                 raise MXNetError("pull from key %r: the output's shape %s does not match the "
-                                 "stored shape %s" % (key, o.shape, value.shape))
+                                 "stored shape %s" % (key, o.shape, layout.shape))
             if o.stype == 'row_sparse':
                 if ignore_sparse:
                     continue
-                o[:] = NDArray(np.array(value, copy=True), o.context).tostype('row_sparse')
+                whole = _assembled(layout, parts) if whole is None else whole
+                o[:] = NDArray(np.array(whole, copy=True), o.context).tostype('row_sparse')
+            elif layout.split and o._data.flags.c_contiguous:
+                flat = o.reshape((-1,))   # a view of o
+                for piece, part in zip(layout.pieces, parts):
+                    flat[piece.start:piece.stop] = part
             else:
-                o[:] = value
+                whole = _assembled(layout, parts) if whole is None else whole
+                o[:] = whole
             written += 1
         if BUS.active and BUS.wants('kv_pull'):
+            size = int(np.prod(layout.shape)) if layout.shape else 1
             BUS.emit('kv_pull', _SOURCE, param=key, context=self._context,
-                     bytes=float(value.nbytes), devices=float(written))
+                     bytes=float(size * layout.dtype.itemsize), devices=float(written))
+
+    def _receive(self, key, outs, answers, ignore_sparse):
+        """Note the versions of a pull's ``(value, version)`` answers; write the value."""
+        self._versions[key] = [version for _, version in answers]
+        self._write(key, self._layout(key), [value for value, _ in answers], outs,
+                    ignore_sparse)
 
     def pull(self, key, out=None, priority=0, ignore_sparse=True):
-        """Copy each key's value on the servers into its output(s)."""
+        """Copy each key's value on the servers into its output(s).
+
+        All the keys' requests are sent before the first answer is awaited.
+        """
         if out is None:
             raise AssertionError("pull needs out=: the NDArray(s) to copy the value into")
         groups = self._keys._groups(key, out, 'outputs')
-        pending = []
-        for k, outs in groups:
-            layout = self._layout(k)
-            pending.append((k, outs, layout,
-                            [self._servers[p.server].pull.remote(p.shard) for p in layout.pieces]))
-        for k, outs, layout, refs in pending:
-            value = self._assemble(k, layout, self._get(refs))
-            self._write(k, value, outs, ignore_sparse)
+        self._settle([k for k, _ in groups])  # the pull must see this worker's pushes
+        handles = self._send('pull_many', [[(p.server, p.shard) for p in self._layout(k).pieces]
+                                           for k, _ in groups])
+        for (k, outs), answers in zip(groups, self._collect(handles)):
+            self._receive(k, outs, answers, ignore_sparse)
 
     def pushpull(self, key, value, out=None, priority=0):
-        """Push ``value`` and pull the result into ``out`` (``value`` if None): one trip."""
+        """Push ``value`` and pull the result into ``out`` (``value`` if None): one trip.
+
+        All the keys' requests are sent before the first answer is awaited.
+        """
         groups = self._keys._groups(key, value, 'values')
         outs = groups if out is None else self._keys._groups(key, out, 'outputs')
+        self._settle([k for k, _ in groups])
         listening = BUS.active
-        for (k, values), (_, targets) in zip(groups, outs):
-            answers = self._get(self._push_refs(k, values, 'pushpull'))
-            self._after_push(k, values, [pushed for pushed, _ in answers], listening)
-            layout = self._layout(k)
-            self._write(k, self._assemble(k, layout, [pulled for _, pulled in answers]),
-                        targets, ignore_sparse=False)
+        requests = [self._push_requests(k, values, listening) for k, values in groups]
+        handles = self._send('pushpull_many', requests, self.rank)
+        for (k, targets), answers in zip(outs, self._collect(handles)):
+            self._pushed(k, [pushed for pushed, _ in answers], BUS.step)
+            self._receive(k, targets, [pulled for _, pulled in answers], ignore_sparse=False)
 
     def row_sparse_pull(self, key, out=None, priority=0, row_ids=None):
         """Pull only the rows ``row_ids`` of each key into RowSparseNDArray outputs."""
@@ -419,19 +527,25 @@ class DistKVStore(KVStoreBase):
         if len(row_ids) != len(outs):
             raise AssertionError("the number of row_ids (%d) doesn't match the number of "
                                  "outputs (%d)" % (len(row_ids), len(outs)))
-        for (k, o), ids in zip(outs, row_ids):
+        for k, o in outs:
             layout = self._layout(k)
             if o.stype != 'row_sparse':
                 raise MXNetError("row_sparse_pull writes into RowSparseNDArrays, got a %s "
                                  "output for key %r; use pull for dense outputs" % (o.stype, k))
-            piece = layout.pieces[0]
             if layout.split:
                 raise MXNetError("row_sparse_pull of key %r: the key is split across servers; "
                                  "row-sparse keys are kept whole" % (k,))
-            rows, indices = self._get(self._servers[piece.server].row_sparse_pull.remote(
-                piece.shard, ids.asnumpy().astype(np.int64)))
+        self._settle([k for k, _ in outs])  # the rows must include this worker's pushes
+        sent = []
+        for (k, o), ids in zip(outs, row_ids):
+            piece = self._layout(k).pieces[0]
+            sent.append((o, self._layout(k).shape, self._servers[piece.server]
+                         .row_sparse_pull.remote(piece.shard, ids.asnumpy().astype(np.int64))))
+        deadline = time.monotonic() + self._timeout
+        for o, shape, ref in sent:
+            rows, indices = self._get(ref, deadline=deadline)
             o[:] = RowSparseNDArray(np.array(rows, copy=True), np.array(indices, copy=True),
-                                    layout.shape, o.context).copyto(o.context)
+                                    shape, o.context).copyto(o.context)
 
     # ------------------------------------------------------------------ optimizer
     def set_optimizer(self, optimizer):
@@ -443,6 +557,7 @@ class DistKVStore(KVStoreBase):
             shipped.lr_mult[index] = param.lr_mult
             shipped.wd_mult[index] = param.wd_mult
         shipped.param_dict = {}
+        self._settle()  # earlier pushes are applied with the earlier optimizer
         self._updater = get_updater(optimizer)
         if self.rank == 0:
             self._get([s.set_optimizer.remote(shipped) for s in self._servers])
@@ -467,6 +582,7 @@ class DistKVStore(KVStoreBase):
         if self._updater is None:
             raise AssertionError("this kvstore has no optimizer: call set_optimizer(...) "
                                  "before saving optimizer states")
+        self._settle()  # the states include this worker's pushes
         answers = self._get([s.get_states.remote() for s in self._servers])
         states = {}
         for key, layout in self._layouts.items():
@@ -490,6 +606,7 @@ class DistKVStore(KVStoreBase):
                                  "before loading optimizer states")
         with open(fname, 'rb') as f:
             states, optimizer = loads_states(f.read())
+        self._settle()  # earlier pushes update the old states, not the loaded ones
         if optimizer is not None:
             optimizer.param_dict = {}
             self._updater = get_updater(optimizer)
@@ -512,6 +629,7 @@ class DistKVStore(KVStoreBase):
     def set_gradient_compression(self, compression_params):
         """Compress pushes with 2-bit quantisation; the residual stays on this worker."""
         compression = create_compression(compression_params)
+        self._settle()  # pushes sent with the old threshold are decoded with it
         if self._compression is None:
             self._compression = compression
         else:
@@ -520,7 +638,8 @@ class DistKVStore(KVStoreBase):
 
     # ------------------------------------------------------------------ synchronisation
     def barrier(self):
-        """Wait until every worker has reached its barrier."""
+        """Wait until every worker has reached its barrier (and had its pushes answered)."""
+        self._settle()
         self._get(self._servers[0].barrier.remote(self.rank))
 
     _barrier = barrier
@@ -530,7 +649,44 @@ class DistKVStore(KVStoreBase):
                          "set_gradient_compression")
 
 
-# ---------------------------------------------------------------------- state helpers
+# ---------------------------------------------------------------------- helpers
+def _assembled(layout, parts):
+    """The whole value of a key from its pieces (one array per piece, in order)."""
+    if not layout.split:
+        return parts[0]
+    return np.concatenate([np.asarray(p).reshape(-1) for p in parts]).reshape(layout.shape)
+
+
+#: Every store of this process, for the exit hook (weakly: a dropped store is forgotten).
+_LIVE_STORES = weakref.WeakSet()
+_EXIT_HOOK = []   # holds the hook once it is registered
+
+
+def _watch_at_exit(store):
+    """Collect ``store``'s outstanding pushes when the process ends.
+
+    A push whose answer nobody collected may still be on its way (its value is owned
+    by this process); the hook waits for it, so a script may end with a push. Ray
+    registers its own exit hook when it is imported, before any store exists, and
+    exit hooks run last-registered first: this one runs while Ray still works.
+    """
+    if not _EXIT_HOOK:
+        atexit.register(_settle_live_stores)
+        _EXIT_HOOK.append(_settle_live_stores)
+    _LIVE_STORES.add(store)
+
+
+def _settle_live_stores():
+    for store in list(_LIVE_STORES):
+        if not store._pending or not store._ray.is_initialized():
+            continue
+        try:
+            store._settle()
+        except Exception as err:  # too late to raise: say what was lost
+            print("gluonedu: worker %d ended with a push that failed: %s" % (store.rank, err),
+                  file=sys.stderr)
+
+
 def _join_states(parts, layout):
     """One state from the per-server states of a split key (arrays concatenated)."""
     first = parts[0]

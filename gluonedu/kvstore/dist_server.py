@@ -14,7 +14,14 @@ dist_sync (``sync=True``)
 dist_async (``sync=False``)
     Each push is applied the moment it arrives (an optimizer is required). The push
     carries the version of the value its worker last pulled; the server answers how many
-    updates by others landed in between — the gradient's *staleness*.
+    updates landed in between (the worker's own earlier pushes too, if it has not pulled
+    since) — the gradient's *staleness*.
+
+A worker sends all of one operation's requests for a server in one call
+(``push_many``, ``pushpull_many``, ``pull_many``): each request runs as on its own,
+side by side with the others. The worker also orders its own calls — a pull of a key
+is sent only after its earlier push of that key was answered — because an asyncio
+actor may start a later call while an earlier one still waits for its arguments.
 
 Server 0 also keeps the barrier. ``abort(reason)`` (the launcher calls it when a worker
 dies) wakes every waiting call with an error naming the reason, and refuses later ones,
@@ -92,6 +99,19 @@ def _to_device(state, ctx):
     return state
 
 
+async def _all(calls):
+    """Run coroutines ``calls`` side by side (a sync push waits for its round without
+    holding up the others); their results in order, or the first one's error (in
+    order) once all have ended."""
+    if len(calls) == 1:
+        return [await calls[0]]
+    results = await asyncio.gather(*calls, return_exceptions=True)
+    for result in results:
+        if isinstance(result, BaseException):
+            raise result
+    return results
+
+
 class KVServer:
     """One server: shards, their versions, the optimizer, the barrier (on server 0)."""
 
@@ -153,7 +173,17 @@ class KVServer:
         if self._updater is None and not self.sync:
             raise MXNetError("dist_async applies each push with the optimizer, but none was "
                              "set: call kv.set_optimizer(...) (the Trainer does) before pushing")
-        self._kv.push(shard, values)
+        stored = self._kv._stored(shard)
+        if self._updater is None and all(v.stype == 'default' and v.dtype == stored.dtype
+                                         for v in values) and stored.stype == 'default':
+            # The sum becomes the value: add in place, ((v0 + v1) + v2) + … as the store
+            # would, without its intermediate copy (a large key is one copy fewer).
+            target = stored._data
+            target[...] = values[0]._data
+            for v in values[1:]:
+                target += v._data
+        else:
+            self._kv.push(shard, values)
         self._versions[shard] += 1
 
     # ------------------------------------------------------------------ setup
@@ -229,12 +259,30 @@ class KVServer:
         """(stored value as dense NumPy, version)."""
         self._check_alive()
         stored = self._kv._stored(shard)
+        # A copy: Ray serialises the answer after this method returns, while the next
+        # push may already be updating the stored value in place.
         return stored.tostype('default').asnumpy(), self._versions[shard]
 
     async def pushpull(self, shard, rank, payload, base_version=None):
         """push, then pull: ((version, behind), (value, version)) in one round trip."""
         pushed = await self.push(shard, rank, payload, base_version)
         return pushed, await self.pull(shard)
+
+    # A worker sends all its requests to this server of one operation in one call (a
+    # Ray call costs far more than a small key's data); each runs as on its own.
+    async def push_many(self, rank, requests):
+        """:meth:`push` for each ``(shard, payload, base_version)``; the answers in order."""
+        return await _all([self.push(shard, rank, payload, base)
+                           for shard, payload, base in requests])
+
+    async def pushpull_many(self, rank, requests):
+        """:meth:`pushpull` for each ``(shard, payload, base_version)``; the answers."""
+        return await _all([self.pushpull(shard, rank, payload, base)
+                           for shard, payload, base in requests])
+
+    async def pull_many(self, shards):
+        """:meth:`pull` of each shard; the answers in order."""
+        return [await self.pull(shard) for shard in shards]
 
     async def row_sparse_pull(self, shard, row_ids):
         """(rows, row ids): the stored rows ``row_ids`` (unique, sorted; zeros if absent)."""

@@ -170,3 +170,86 @@ def trainer_rules():
     except RuntimeError as err:
         found['reset'] = str(err)
     return found
+
+
+def push_then_pull(kv_type, rounds, bound=50_000):
+    """Each round: push key 0 (split across the servers) and key 1 (whole), overwrite the
+    pushed arrays at once, then pull both keys; returns what each pull saw.
+
+    dist_sync (no optimizer): the store holds the round's sum, worker r pushing
+    ``(i + 1) * (r + 1)``. dist_async (SGD, lr 1): each push of worker r subtracts
+    ``1000 ** r``, so the pulled value tells how many of each worker's pushes it holds.
+    """
+    import os
+    os.environ['MXNET_KVSTORE_BIGARRAY_BOUND'] = str(bound)
+    import gluonedu as mx
+    try:
+        kv = mx.kv.create(kv_type)
+        sizes = (2 * bound, 1000)
+        kv.init([0, 1], [mx.nd.zeros((s,)) for s in sizes])
+        if kv_type == 'dist_async':
+            kv.set_optimizer(mx.optimizer.SGD(learning_rate=1.0, rescale_grad=1.0))
+        split = [len(kv._layouts[k].pieces) for k in (0, 1)]
+        outs = [mx.nd.zeros((s,)) for s in sizes]
+        seen = []
+        kv.barrier()
+        for i in range(rounds):
+            fill = (i + 1) * (kv.rank + 1) if kv_type == 'dist_sync' else 1000.0 ** kv.rank
+            values = [mx.nd.full((s,), fill) for s in sizes]
+            kv.push([0, 1], values)
+            for v in values:
+                v[:] = -12345.0   # the push sent the value it had when called
+            kv.pull([0, 1], out=outs)
+            seen.append([(float(o.min().asscalar()), float(o.max().asscalar())) for o in outs])
+        kv.barrier()
+        return {'rank': kv.rank, 'split': split, 'seen': seen}
+    finally:
+        del os.environ['MXNET_KVSTORE_BIGARRAY_BOUND']
+
+
+def deferred_push_errors():
+    """dist_async without an optimizer: the servers refuse pushes; where does it show?"""
+    import gluonedu as mx
+    from gluonedu.base import MXNetError
+    kv = mx.kv.create('dist_async')
+    kv.init([0, 1], [mx.nd.zeros((4,)), mx.nd.zeros((4,))])
+
+    def error_of(operation):
+        try:
+            operation()
+        except MXNetError as err:
+            return type(err).__name__, str(err)
+        return None
+
+    out = mx.nd.zeros((4,))
+    kv.push(0, mx.nd.ones((4,)))           # returns: the server's answer comes later
+    found = {'push_returned': True, 'pull': error_of(lambda: kv.pull(0, out=out))}
+    kv.push(1, mx.nd.ones((4,)))
+    found['barrier'] = error_of(kv.barrier)
+    kv.set_optimizer(mx.optimizer.SGD(learning_rate=1.0, rescale_grad=1.0))
+    kv.push(0, mx.nd.ones((4,)))           # the failed pushes are forgotten: this one works
+    kv.pull(0, out=out)
+    found['after'] = out.asnumpy().tolist()
+    return found
+
+
+def deferred_staleness():
+    """dist_async: three pushes of a key without a pull, collected later."""
+    import gluonedu as mx
+    from gluonedu.instrument.events import BUS
+    kv = mx.kv.create('dist_async')
+    kv.init(0, mx.nd.zeros((4,)))
+    kv.set_optimizer(mx.optimizer.SGD(learning_rate=1.0, rescale_grad=1.0))
+    saved = BUS.step
+    try:
+        with mx.instrument.Recorder(kinds=['kv_push', 'staleness']) as rec:
+            for step in (1, 2, 3):
+                BUS.step = step
+                kv.push(0, mx.nd.ones((4,)))
+            BUS.step = 4
+            out = mx.nd.zeros((4,))
+            kv.pull(0, out=out)
+    finally:
+        BUS.step = saved
+    return {'rows': [(r.event, r.step, r.value) for r in rec.rows if r.name != 'devices'],
+            'value': out.asnumpy().tolist()}

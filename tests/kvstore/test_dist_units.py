@@ -119,3 +119,32 @@ def test_simulated_async_training_emits_staleness_and_learns():
     assert {r.context for r in rec.rows} == {'worker0', 'worker1', 'worker2', 'worker3'}
     assert [r.value for r in rec.rows] == [float(p.staleness) for p, _ in history]
     assert np.mean([l for _, l in history[-8:]]) < np.mean([l for _, l in history[:8]]) / 2
+
+
+def test_a_batch_of_sync_pushes_waits_for_each_round_side_by_side():
+    async def scenario():
+        server = await _server(2, True)
+        for shard in ('a', 'b'):
+            await server.init(shard, shard, np.zeros(2, np.float32))
+        # rank 0 batches both keys; rank 1 pushes them one call at a time, in the other
+        # order: neither waits for a key the other has not pushed yet
+        batch = asyncio.ensure_future(server.pushpull_many(
+            0, [('a', ('dense', np.ones(2, np.float32)), None),
+                ('b', ('dense', np.full(2, 10, np.float32)), None)]))
+        await server.push('b', 1, ('dense', np.full(2, 20, np.float32)))
+        await server.push('a', 1, ('dense', np.full(2, 2, np.float32)))
+        answers = await batch
+        # a bad request fails the batch, once the good one's round is complete
+        failing = asyncio.ensure_future(server.push_many(
+            0, [('a', ('dense', np.ones(2, np.float32)), None),
+                ('nope', ('dense', np.ones(2, np.float32)), None)]))
+        await server.push('a', 1, ('dense', np.ones(2, np.float32)))
+        with pytest.raises(MXNetError, match='not initialised'):
+            await failing
+        return answers, await server.pull_many(['a', 'b'])
+    answers, pulled = asyncio.run(scenario())
+    assert [pushed for pushed, _ in answers] == [(1, 0), (1, 0)]
+    np.testing.assert_array_equal(answers[0][1][0], [3, 3])
+    np.testing.assert_array_equal(answers[1][1][0], [30, 30])
+    np.testing.assert_array_equal(pulled[0][0], [2, 2])
+    assert [version for _, version in pulled] == [2, 1]
