@@ -179,8 +179,12 @@ class LBSGD(Optimizer):
 
     def _get_lars(self, weight, g, wd):
         """The 'lars' strategy's multiplier, clipped to [0.01, 100]."""
-        weight2 = self._l2norm(weight)
-        grad2 = self._l2norm(g)
+        return self._lars_multiplier(self._l2norm(weight), self._l2norm(g), wd)
+
+    @staticmethod
+    def _lars_multiplier(weight2, grad2, wd):
+        """``clip(sqrt(weight2 / (grad2 + wd * weight2 + 1e-18)), 0.01, 100)`` from the
+        squared norms (also used by the fused path, which sums them per flat buffer)."""
         lars = math.sqrt(weight2 / (grad2 + wd * weight2 + 1e-18))
         return min(max(lars, 0.01), 100.0)
 

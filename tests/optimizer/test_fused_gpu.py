@@ -38,6 +38,7 @@ def test_cupy_kernels_equal_reference(dtype, mp):
     for name, kwargs in CASES:
         results = []
         for cls in (Updater, FusedUpdater):
+            mx.random.seed(0)   # SGLD: the same noise on both paths
             opt = mx.optimizer.create(name, learning_rate=0.05, multi_precision=mp, **kwargs)
             opt.set_lr_mult({1: 0.5})
             updater = cls(opt)

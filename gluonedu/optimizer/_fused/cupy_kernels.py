@@ -14,7 +14,7 @@ import inspect
 
 import numpy as np
 
-from .numba_backend import SHAPES
+from .numba_backend import INPUTS, SHAPES
 from .numpy_backend import segment_sums_exact
 from .rules import RULES
 
@@ -66,6 +66,22 @@ BODIES = {
         float step = neg_lr * (gr + wd * w + lamda * gr * gr * (w - prev));
         prev = w;
         w = w + step;''' % _clip('gr', 'clip'),
+    'lbsgd_momentum': '''
+        float gr = accumulated > 0 ? cum + g : g;
+        gr = gr / batch_scale;
+        float step = clip > 0 ? lr * %s : (lr * rescale) * gr;
+        mom = momentum * mom - (lr * wd) * w - step;
+        w = w + mom;''' % _clip('rescale * gr', 'clip'),
+    'lbsgd_plain': '''
+        float gr = accumulated > 0 ? cum + g : g;
+        gr = gr / batch_scale;
+        float step = clip > 0 ? lr * %s : (lr * rescale) * gr;
+        w = (one - lr * wd) * w - step;''' % _clip('rescale * gr', 'clip'),
+    'sgld': '''
+        float gr = g * rescale;
+        if (clip >= 0) gr = %s;
+        w = w + neg_half_lr * (gr + wd * w);
+        w = w + noise;''' % _clip('gr', 'clip'),
     'adam': '''
         float gr = g * rescale + wd * w;
         if (clip > 0) gr = %s;
@@ -142,11 +158,13 @@ def kernel_source(name):
     """(in_params, out_params, body) of rule ``name``'s ElementwiseKernel."""
     params = list(inspect.signature(RULES[name]).parameters)
     n_states, n_per_segment = SHAPES[name]
+    n_inputs = INPUTS.get(name, 0)
     states = params[2:2 + n_states]
-    per_segment = params[2 + n_states:2 + n_states + n_per_segment]
-    constants = params[2 + n_states + n_per_segment:]
+    inputs = params[2 + n_states:2 + n_states + n_inputs]   # read, not written
+    per_segment = params[2 + n_states + n_inputs:2 + n_states + n_inputs + n_per_segment]
+    constants = params[2 + n_states + n_inputs + n_per_segment:]
     gradient = params[1]  # 'g', or 'direction' for lamb_apply
-    in_params = ', '.join(['float32 %s' % gradient, 'int32 seg_id'] +
+    in_params = ', '.join(['float32 %s' % x for x in [gradient] + inputs] + ['int32 seg_id'] +
                           ['raw float32 %s_seg' % p for p in per_segment] +
                           ['float32 %s' % c for c in constants])
     out_params = ', '.join(['float32 w'] + ['float32 %s' % s for s in states])
@@ -179,8 +197,9 @@ class CupyBackend:
         cp = self.cupy
         n_states = SHAPES[rule_name][0]
         w, g, states = arrays[0], arrays[1], list(arrays[2:2 + n_states])
+        inputs = list(arrays[2 + n_states:])
         per_segment = [cp.asarray(np.asarray(p, dtype=np.float32)) for p in per_segment]
-        self._kernel(rule_name)(g, group.segment_ids(), *per_segment,
+        self._kernel(rule_name)(g, *inputs, group.segment_ids(), *per_segment,
                                 *[np.float32(c) for c in constants], w, *states)
 
     def segment_sums_of_squares(self, group, buffers):

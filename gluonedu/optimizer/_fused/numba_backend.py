@@ -16,13 +16,15 @@ For every rule of :mod:`.rules` we generate a loop of this shape (here for Adam)
         for i in range(len(w)):
             w[i], s0[i], s1[i] = adam(w[i], g[i], s0[i], s1[i], q0, q1, c0, ..., c6)
 
-so one step reads and writes every buffer once. The loops are written to a small
-module file in numba's cache directory and compiled with ``cache=True``, so a new
-process loads them instead of compiling (about a second per rule the first time). The
-cache lives in ``$NUMBA_CACHE_DIR`` if set, else inside the virtual environment
-(``<sys.prefix>/var/numba-cache``) when writable, else in the temp directory — never in
-``$HOME``. Rules are compiled without fastmath, so float32 operations are exact IEEE
-operations in the reference's order (no fused multiply-add): the same bits as NumPy.
+so one step reads and writes every buffer once. A rule's read-only inputs (SGLD's noise,
+LBSGD's sums: :data:`INPUTS`) are sliced like the states, ``r0..`` after ``s0..``, and
+never written. The loops are written to a small module file in numba's cache directory
+and compiled with ``cache=True``, so a new process loads them instead of compiling
+(about a second per rule the first time). The cache lives in ``$NUMBA_CACHE_DIR`` if
+set, else inside the virtual environment (``<sys.prefix>/var/numba-cache``) when
+writable, else in the temp directory — never in ``$HOME``. Rules are compiled without
+fastmath, so float32 operations are exact IEEE operations in the reference's order (no
+fused multiply-add): the same bits as NumPy.
 """
 import hashlib
 import importlib.util
@@ -45,8 +47,12 @@ SHAPES = {
     'dcasgd_momentum': (2, 2), 'dcasgd': (1, 2), 'adam': (2, 2), 'adamax': (2, 2),
     'nadam': (2, 7), 'lamb_direction': (3, 3), 'lamb_apply': (0, 1), 'rmsprop': (1, 2),
     'rmsprop_centered': (3, 2), 'adagrad': (1, 2), 'adadelta': (2, 1), 'ftml': (3, 3),
-    'ftrl': (2, 2),
+    'ftrl': (2, 2), 'lbsgd_momentum': (1, 2), 'lbsgd_plain': (0, 2), 'sgld': (0, 2),
 }
+
+#: rule name -> number of read-only input arrays after the states (SGLD's noise, LBSGD's
+#: accumulated gradient); 0 for the rules not listed. They are read, never written.
+INPUTS = {'lbsgd_momentum': 1, 'lbsgd_plain': 1, 'sgld': 1}
 
 #: The rules the lazy row_sparse path (:mod:`.lazy`) runs row by row, shaped as SHAPES.
 ROW_SHAPES = {'sgd_momentum': (1, 3), 'sgd_no_momentum': (0, 2), 'sgd_plain': (0, 2),
@@ -75,13 +81,16 @@ def cache_dir():
     return os.path.join(tempfile.gettempdir(), 'gluonedu-numba-cache-%s' % os.getuid())
 
 
-def _argument_names(rule, n_states, n_per_segment):
-    """Names for a generated loop's arguments after (w, g): states ``s0..``, per-segment
-    arrays ``p0..`` (``q0..`` once indexed), constants ``c0..``."""
+def _argument_names(rule, n_states, n_per_segment, n_inputs=0):
+    """Names for a generated loop's arguments after (w, g): states ``s0..`` and read-only
+    inputs ``r0..`` (arrays), per-segment arrays ``p0..`` (``q0..`` once indexed),
+    constants ``c0..``."""
     n_args = len(inspect.signature(rule).parameters)
-    return (['s%d' % i for i in range(n_states)], ['p%d' % i for i in range(n_per_segment)],
+    n_constants = n_args - 2 - n_states - n_inputs - n_per_segment
+    return (['s%d' % i for i in range(n_states)], ['r%d' % i for i in range(n_inputs)],
+            ['p%d' % i for i in range(n_per_segment)],
             ['q%d' % i for i in range(n_per_segment)],
-            ['c%d' % i for i in range(n_args - 2 - n_states - n_per_segment)])
+            ['c%d' % i for i in range(n_constants)])
 
 
 def _loop_source(name):
@@ -91,7 +100,8 @@ def _loop_source(name):
     vectorises it; a loop written inline under ``prange`` runs at half the speed.
     """
     n_states, n_per_segment = SHAPES[name]
-    s, p, q, c = _argument_names(_rules.RULES[name], n_states, n_per_segment)
+    s, r, p, q, c = _argument_names(_rules.RULES[name], n_states, n_per_segment,
+                                    INPUTS.get(name, 0))
     return '''
 @numba.njit(cache=True, error_model='numpy')
 def {name}_chunk({chunk_head}):
@@ -108,11 +118,11 @@ def {name}_loop({loop_head}):
         {name}_chunk({chunk_args})
 '''.format(
         name=name,
-        chunk_head=', '.join(['w', 'g'] + s + q + c),
-        loop_head=', '.join(['w', 'g'] + s + ['lo', 'hi', 'seg'] + p + c),
+        chunk_head=', '.join(['w', 'g'] + s + r + q + c),
+        loop_head=', '.join(['w', 'g'] + s + r + ['lo', 'hi', 'seg'] + p + c),
         outputs=', '.join(['w[i]'] + ['%s[i]' % x for x in s]),
-        inputs=', '.join(['w[i]', 'g[i]'] + ['%s[i]' % x for x in s] + q + c),
-        chunk_args=', '.join(['%s[a:b]' % x for x in ['w', 'g'] + s] +
+        inputs=', '.join(['w[i]', 'g[i]'] + ['%s[i]' % x for x in s + r] + q + c),
+        chunk_args=', '.join(['%s[a:b]' % x for x in ['w', 'g'] + s + r] +
                              ['%s[k]' % x for x in p] + c))
 
 
@@ -126,7 +136,8 @@ def _loop_with_sums_source(name):
     once, as without norms. ``out[c]`` receives chunk ``c``'s sums in that order.
     """
     n_states, n_per_segment = SHAPES[name]
-    s, p, q, c = _argument_names(_rules.RULES[name], n_states, n_per_segment)
+    s, r, p, q, c = _argument_names(_rules.RULES[name], n_states, n_per_segment,
+                                    INPUTS.get(name, 0))
     return '''
 @numba.njit(cache=True, error_model='numpy')
 def {name}_chunk_sums({chunk_head}, before, out):
@@ -145,11 +156,11 @@ def {name}_loop_sums({loop_head}, before, out):
         {name}_chunk_sums({chunk_args}, before[a:b], out[c])
 '''.format(
         name=name, n_states=n_states,
-        chunk_head=', '.join(['w', 'g'] + s + q + c),
-        chunk_call=', '.join(['w', 'g'] + s + q + c),
+        chunk_head=', '.join(['w', 'g'] + s + r + q + c),
+        chunk_call=', '.join(['w', 'g'] + s + r + q + c),
         squares_args=', '.join(['w', 'g', 'before'] + s),
-        loop_head=', '.join(['w', 'g'] + s + ['lo', 'hi', 'seg'] + p + c),
-        chunk_args=', '.join(['%s[a:b]' % x for x in ['w', 'g'] + s] +
+        loop_head=', '.join(['w', 'g'] + s + r + ['lo', 'hi', 'seg'] + p + c),
+        chunk_args=', '.join(['%s[a:b]' % x for x in ['w', 'g'] + s + r] +
                              ['%s[k]' % x for x in p] + c))
 
 
@@ -192,7 +203,7 @@ def _rows_source(name):
     the shapes agree; if not, it writes nothing and returns False.
     """
     n_states, n_per_segment = ROW_SHAPES[name]
-    s, _, q, c = _argument_names(getattr(_rules, name), n_states, n_per_segment)
+    s, _, _, q, c = _argument_names(getattr(_rules, name), n_states, n_per_segment)
     return '''
 @numba.njit(cache=True, error_model='numpy')
 def {name}_row({row_head}):
@@ -309,12 +320,13 @@ class NumbaBackend:
     def run(self, rule_name, group, arrays, per_segment, constants, sums=None):
         """Apply rule ``rule_name`` in place over the flat buffers.
 
+        ``arrays``: [w, g, *states, *inputs] (inputs: see :data:`INPUTS`).
         ``sums``: None, or a float64 array of shape (chunks, 3 + states) that receives,
         per chunk, Σw'², Σg², Σ(w' - w)² and Σs'² for each state (see
         :func:`_loop_with_sums_source`).
         """
-        n_states = SHAPES[rule_name][0]
-        assert len(arrays) == 2 + n_states, (rule_name, len(arrays))
+        n_arrays = 2 + SHAPES[rule_name][0] + INPUTS.get(rule_name, 0)
+        assert len(arrays) == n_arrays, (rule_name, len(arrays))
         per_segment = [np.ascontiguousarray(p, dtype=np.float32) for p in per_segment]
         constants = [np.float32(c) for c in constants]
         self.numba.set_num_threads(self._threads(group))

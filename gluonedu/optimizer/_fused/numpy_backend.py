@@ -40,12 +40,13 @@ class NumpyBackend:
     sums_in_kernel = False
 
     def run(self, rule_name, group, arrays, per_segment, constants, sums=None):
-        """Apply rule ``rule_name`` in place: ``arrays[0]`` and ``arrays[2:]`` are written."""
+        """Apply rule ``rule_name`` in place: ``arrays[0]`` and the states after
+        ``arrays[1]`` are written (read-only inputs, which follow the states, are not)."""
         assert sums is None, 'the NumPy path sums no squares inside the step'
         scalars = [_as_scalar_or_elements(group, p) for p in per_segment]
         with np.errstate(divide='ignore', invalid='ignore', over='ignore'):
             results = RULES[rule_name](*arrays, *scalars, *constants)
-        targets = [arrays[0]] + list(arrays[2:])
+        targets = ([arrays[0]] + list(arrays[2:]))[:len(results)]
         # A result may be an input buffer we are about to overwrite (DCASGD's previous
         # weight is the weight): copy such results first.
         results = [r.copy() if r is not t and any(r is a for a in targets) else r

@@ -10,12 +10,13 @@ numbers bit for bit. The same function runs in two ways:
 
 The contract of a rule::
 
-    rule(w, g, *states, *per_segment_scalars, *constants) -> (w, *states)
+    rule(w, g, *states, *inputs, *per_segment_scalars, *constants) -> (w, *states)
 
 ``w`` is the float32 weight (the master copy under multi_precision), ``g`` its float32
-gradient. *per-segment scalars* (``lr``, ``wd``, ...) may differ from parameter to
-parameter; *constants* (``rescale``, ``clip``, ``beta1``, ...) are the same for the
-whole step. All of them are float32 numbers — and rules contain no numeric literals:
+gradient. *inputs* are further arrays the rule reads but does not write (SGLD's noise,
+LBSGD's accumulated gradient; most rules have none). *per-segment scalars* (``lr``,
+``wd``, ...) may differ from parameter to parameter; *constants* (``rescale``, ``clip``,
+``beta1``, ...) are the same for the whole step. All of them are float32 numbers — and rules contain no numeric literals:
 in numba ``1 - x`` with a float32 ``x`` would be computed in float64, so ``1 - beta1``
 and the like arrive precomputed, as the reference rounds them. A ``clip`` of -1 means
 "no clipping" (a rule may branch on constants, never on per-segment values or arrays).
@@ -107,6 +108,51 @@ def dcasgd(w, g, prev, neg_lr, wd, rescale, clip, lamda):
         g = _clip(g, clip)
     step = neg_lr * (g + wd * w + lamda * g * g * (w - prev))
     return w + step, w
+
+
+def lbsgd_momentum(w, g, mom, cum, lr, wd, momentum, batch_scale, accumulated, rescale,
+                   clip):
+    """LBSGD's step with momentum: the average of the accumulated gradients, then SGD's
+    momentum step (as ``sgd_momentum``, ``lr`` already warmed up).
+
+    ``accumulated > 0``: this call's ``g`` adds to the sum ``cum`` of earlier calls;
+    else ``g`` is the whole sum. g = sum / batch_scale.
+    """
+    if accumulated > 0:
+        g = cum + g
+    g = g / batch_scale
+    if clip > 0:
+        step = lr * _clip(rescale * g, clip)
+    else:
+        step = (lr * rescale) * g
+    mom = momentum * mom - (lr * wd) * w - step
+    return w + mom, mom
+
+
+def lbsgd_plain(w, g, cum, lr, wd, one, batch_scale, accumulated, rescale, clip):
+    """LBSGD's step without momentum: the averaged gradient, then ``sgd_update``
+    (as ``sgd_plain``): w = (1 - lr*wd)*w - lr*clip(rescale*g)."""
+    if accumulated > 0:
+        g = cum + g
+    g = g / batch_scale
+    if clip > 0:
+        step = lr * _clip(rescale * g, clip)
+    else:
+        step = (lr * rescale) * g
+    return ((one - lr * wd) * w - step,)
+
+
+def sgld(w, g, noise, neg_half_lr, wd, rescale, clip):
+    """SGLD: w += -lr/2 * (clip(rescale*g) + wd*w), rounded; then w += noise.
+
+    ``neg_half_lr`` is ``-lr / 2`` (the reference's Python number, rounded to float32);
+    ``noise`` holds the reference's own N(0, lr) draws (see ``SGLDSpec``).
+    """
+    g = g * rescale
+    if clip >= 0:
+        g = _clip(g, clip)
+    w = w + neg_half_lr * (g + wd * w)
+    return (w + noise,)
 
 
 # ---------------------------------------------------------------------------- Adam family
@@ -235,8 +281,8 @@ def ftrl(w, g, z, n, lr, wd, rescale, clip, lamda1, beta):
 #: name -> rule. The names are also the kernels' names in the numba and CuPy modules.
 RULES = {f.__name__: f for f in (
     sgd_momentum, sgd_no_momentum, sgd_plain, nag_momentum, signum, signsgd,
-    dcasgd_momentum, dcasgd, adam, adamax, nadam, lamb_direction, lamb_apply, rmsprop,
-    rmsprop_centered, adagrad, adadelta, ftml, ftrl)}
+    dcasgd_momentum, dcasgd, lbsgd_momentum, lbsgd_plain, sgld, adam, adamax, nadam,
+    lamb_direction, lamb_apply, rmsprop, rmsprop_centered, adagrad, adadelta, ftml, ftrl)}
 
 
 # ---------------------------------------------------------------------------- lazy rows only

@@ -16,6 +16,8 @@ import math
 
 import numpy as np
 
+from ...ndarray import NDArray
+from ...ndarray import random as nd_random
 from ..adadelta import AdaDelta
 from ..adagrad import AdaGrad
 from ..adam import Adam
@@ -25,10 +27,12 @@ from ..ftml import FTML
 from ..ftrl import Ftrl
 from ..lamb import LAMB, l2norm
 from ..lars import LARS, _NO_LARS_SUFFIXES, _sum_of_squares
+from ..lbsgd import LBSGD
 from ..nadam import Nadam
 from ..nag import NAG
 from ..rmsprop import RMSProp
 from ..sgd import SGD, ccSGD
+from ..sgld import SGLD
 from ..signum import Signum
 
 __all__ = ['SPECS', 'spec_for', 'Segments']
@@ -84,6 +88,11 @@ class Spec:
     def rule(self, opt):
         """(rule name, None) or (None, why the fast path declines)."""
         raise NotImplementedError
+
+    def refusal(self, opt, indices, weights):
+        """Why this run of parameters cannot take the fast path (a reason the optimizer's
+        per-parameter bookkeeping gives), or None. Checked before anything is counted."""
+        return None
 
     def split_state(self, opt, state, multi_precision):
         """(master copy or None, [state arrays in the rule's order])."""
@@ -219,6 +228,196 @@ class DCASGDSpec(Spec):
         if opt.momentum != 0.0:
             constants.insert(0, f32(opt.momentum))
         return [-seg.lr, seg.wd], constants
+
+
+class LBSGDSpec(Spec):
+    """LBSGD: per-parameter gradient accumulation, the warmup multiplier, SGD's step.
+
+    The sums of gradients live in one flat float32 buffer per group (``lbsgd_cum``).
+    The optimizer's own bookkeeping is left exactly as the reference leaves it:
+    ``cumgrads[i] = {'cum_grad': ..., 'num_cums': n}``, with ``cum_grad`` a view of the
+    buffer while a sum is open and 0 after a step, so that the reference path, or a
+    saved state, can take over at any call (an entry the reference left is copied back
+    into the buffer). A call either only accumulates (one array operation), or steps:
+    the averaged gradient and SGD's step at ``lr × multiplier`` in one kernel
+    (``lbsgd_momentum`` with a momentum state, else ``lbsgd_plain``), the call's own
+    gradient added inside it. Multipliers: ``LBSGD._get_lbmult(num_cums)``, or for
+    'lars' ``LBSGD._lars_multiplier`` from float32 sums per parameter (NumPy's, as the
+    reference) of the weight and the averaged gradient.
+
+    Declined (reference path): parameters of one run at different points of their
+    cycle (some stepping while others accumulate, or some starting a sum while others
+    add to one), and a sum left in an array the buffer cannot hold.
+    """
+    counting = 'read_first'   # the reference reads lr before counting the update
+    sums_in_kernel = False    # a call that only accumulates runs no kernel
+
+    def rule(self, opt):
+        return ('lbsgd_momentum' if opt.momentum != 0.0 else 'lbsgd_plain'), None
+
+    @staticmethod
+    def _phase(opt, index):
+        """(adds, num_cums): whether this call adds to an open sum, and its count after it
+        (``LBSGD._cumulate_gradient``'s cases)."""
+        entry = opt.cumgrads.get(index, {})
+        if entry and entry['num_cums'] > 0:
+            return isinstance(entry['cum_grad'], NDArray), entry['num_cums'] + 1
+        return False, opt.init_updates + 1
+
+    def refusal(self, opt, indices, weights):
+        phases = set()
+        for index, weight in zip(indices, weights):
+            adds, num_cums = self._phase(opt, index)
+            phases.add((adds, num_cums % opt.batch_scale == 0))
+            if adds and not _holds_like(opt.cumgrads[index]['cum_grad'], weight):
+                return ('an accumulated gradient (LBSGD.cumgrads) that is not a dense float32 '
+                        'array shaped and placed like its weight')
+        if len(phases) > 1:
+            return ('parameters at different points of their gradient accumulation '
+                    '(batch_scale=%d): some step or start a sum while others do not'
+                    % opt.batch_scale)
+        return None
+
+    def run(self, opt, group, seg, backend, sums=None):
+        assert sums is None, 'LBSGD measures its norms after the step'
+        indices = seg.indices
+        phases = [self._phase(opt, i) for i in indices]
+        adds = phases[0][0]
+        counts = [n for _, n in phases]
+        steps = counts[0] % opt.batch_scale == 0   # the same for all: see refusal
+        grad = group.kernel_arrays()[1]
+        cum, views = (self._open_sums(opt, group, indices, adds) if adds or not steps
+                      else (grad, None))   # a step that starts no sum: g is the whole sum
+        if not steps:   # accumulate only; the weights stay as they are
+            if adds:
+                group.xp.add(cum, grad, out=cum)
+            else:
+                cum[...] = grad
+            for index, view, n in zip(indices, views, counts):
+                opt.cumgrads[index] = {'cum_grad': view, 'num_cums': n}
+            return
+        if opt.warmup_strategy == 'lars':
+            multipliers = self._lars(opt, group, cum, grad, adds, seg.wd)
+        else:
+            multipliers = _per_t(np.array(counts), opt._get_lbmult)
+        per_segment = [seg.lr * multipliers, seg.wd]
+        tail = [f32(opt.batch_scale), f32(1) if adds else OFF, f32(opt.rescale_grad),
+                _kernel_clip(opt.clip_gradient)]
+        arrays = group.kernel_arrays() + [cum]
+        if group.states:   # the reference steps with momentum when the state holds one
+            backend.run('lbsgd_momentum', group, arrays, per_segment,
+                        [f32(opt.momentum)] + tail)
+        else:
+            backend.run('lbsgd_plain', group, arrays, per_segment, [f32(1)] + tail)
+        for index, n in zip(indices, counts):
+            opt.cumgrads[index] = {'cum_grad': 0, 'num_cums': n}
+
+    @staticmethod
+    def _open_sums(opt, group, indices, adds):
+        """The group's buffer of sums and its per-parameter views (the ``cum_grad`` arrays).
+        ``adds``: a sum the reference path left in another array is copied in first."""
+        cum = group.scratch('lbsgd_cum')
+        views = group.memo.get('lbsgd_cum_views')
+        if views is None:
+            views = [NDArray(cum[lo:hi].reshape(w.shape), w.context) for lo, hi, w in
+                     zip(group.offsets[:-1], group.offsets[1:], group.weights)]
+            group.memo['lbsgd_cum_views'] = views
+        for index, view in zip(indices, views if adds else ()):
+            held = opt.cumgrads[index]['cum_grad']
+            if held is not view:
+                view._data[...] = held._data
+        return cum, views
+
+    @staticmethod
+    def _lars(opt, group, cum, grad, adds, wds):
+        """The 'lars' multipliers from Σw², Σg² per parameter of the weight and the
+        averaged gradient, summed as the reference's ``float((v * v).asnumpy().sum())``."""
+        xp = group.xp
+        average = group.scratch('lbsgd_average')
+        if adds:
+            xp.add(cum, grad, out=average)
+        else:
+            average[...] = grad
+        xp.divide(average, f32(opt.batch_scale), out=average)
+        w2 = _float32_sums_of_squares(group, group.kernel_arrays()[0])
+        g2 = _float32_sums_of_squares(group, average)
+        return np.array([opt._lars_multiplier(a, b, float(wd))
+                         for a, b, wd in zip(w2, g2, wds.tolist())])
+
+
+def _holds_like(held, weight):
+    """Whether the flat float32 buffer of ``weight``'s group can take the sum ``held``."""
+    return (held.stype == 'default' and held._data.dtype == np.float32 and
+            held._data.shape == weight._data.shape and
+            (held._ctx is weight._ctx or held._ctx == weight._ctx))
+
+
+def _float32_sums_of_squares(group, buffer):
+    """Σx² per parameter as ``float((x * x).asnumpy().sum())``: float32 squares, summed
+    by NumPy in float32 (its pairwise sum gives the same bits on a flat piece as on the
+    parameter's own array)."""
+    squares = buffer * buffer
+    if group.xp is not np:
+        squares = group.xp.asnumpy(squares)
+    return [float(squares[lo:hi].sum()) for lo, hi in zip(group.offsets[:-1].tolist(),
+                                                          group.offsets[1:].tolist())]
+
+
+class SGLDSpec(Spec):
+    """SGLD: the deterministic half-step and the reference's own noise, in one pass.
+
+    The reference draws, parameter by parameter in order, ``nd.random.normal(0,
+    sqrt(lr), shape=w.shape, dtype=w.dtype, ctx=w.context)``, and nothing else draws in
+    between; so the group's noise can be drawn before the pass into a scratch buffer
+    (:func:`_sgld_noise`), the very same numbers.
+    """
+    sums_in_kernel = True
+
+    def rule(self, opt):
+        if opt.clip_gradient is not None and opt.clip_gradient < 0:
+            return None, 'a negative clip_gradient (the reference raises)'
+        if getattr(opt._noise, '__func__', None) is not _SGLD_NOISE or \
+                nd_random.normal is not _NORMAL:
+            return None, ('SGLD._noise or mx.nd.random.normal is replaced (the reference '
+                          'draws its noise through them)')
+        return 'sgld', None
+
+    def run(self, opt, group, seg, backend, sums=None):
+        noise = _sgld_noise(group, seg.lr)
+        backend.run('sgld', group, group.kernel_arrays() + [noise], [-seg.lr / 2, seg.wd],
+                    [f32(opt.rescale_grad), _python_clip(opt.clip_gradient)], sums)
+
+
+_SGLD_NOISE = SGLD._noise      # what the reference draws through, as imported
+_NORMAL = nd_random.normal
+
+
+def _sgld_noise(group, lrs):
+    """SGLD's noise for the group: N(0, lr_k) for parameter k, drawn as the reference draws
+    it, in a float32 scratch buffer.
+
+    With NumPy's Generator (CPU contexts) one ``standard_normal`` call fills a float64
+    scratch: ``normal(0, s, n)`` computes ``0 + s * z`` from the same standard normals z,
+    one after the other, wherever calls split the stream; we scale each parameter's
+    piece by its ``math.sqrt(lr)`` and round to float32 (the reference's ``astype``).
+    Other generators (CuPy's draws in pairs, so splits matter) get the reference's own
+    call per parameter, copied in.
+    """
+    noise = group.scratch('sgld_noise')
+    context = group.weights[0].context
+    scales = np.array([math.sqrt(lr) for lr in lrs.tolist()])   # the reference's own sqrt
+    generator = nd_random.random_state(context)
+    if isinstance(generator, np.random.Generator):
+        normals = group.scratch('sgld_normals', np.float64)
+        generator.standard_normal(out=normals)
+        normals *= scales[0] if (scales == scales[0]).all() else group.expand(scales)
+        np.add(normals, 0.0, out=noise)   # "0 + s*z" (a -0.0 becomes 0.0), then rounded
+        return noise
+    for piece, weight, scale in zip(group.views_of(noise), group.weights, scales.tolist()):
+        sample = nd_random.normal(0, scale, shape=weight.shape, dtype=np.float32,
+                                  ctx=context)
+        piece._data[...] = sample._data.reshape(-1)
+    return noise
 
 
 # ---------------------------------------------------------------------------- Adam family
@@ -383,13 +582,12 @@ class FtrlSpec(Spec):
 
 
 #: Exact optimizer class -> spec. Subclasses are not matched: they may change the math.
-#: SGLD (its noise must come from mx.random in the reference's order), LBSGD and Test
-#: have no spec and always take the reference path.
+#: Test has no spec and always takes the reference path.
 SPECS = {
     SGD: SGDSpec(), ccSGD: SGDSpec(), NAG: NAGSpec(), LARS: LARSSpec(), Signum: SignumSpec(),
-    DCASGD: DCASGDSpec(), Adam: AdamSpec(), Adamax: AdamaxSpec(), Nadam: NadamSpec(),
-    LAMB: LAMBSpec(), RMSProp: RMSPropSpec(), AdaGrad: AdaGradSpec(),
-    AdaDelta: AdaDeltaSpec(), FTML: FTMLSpec(), Ftrl: FtrlSpec(),
+    DCASGD: DCASGDSpec(), LBSGD: LBSGDSpec(), SGLD: SGLDSpec(), Adam: AdamSpec(),
+    Adamax: AdamaxSpec(), Nadam: NadamSpec(), LAMB: LAMBSpec(), RMSProp: RMSPropSpec(),
+    AdaGrad: AdaGradSpec(), AdaDelta: AdaDeltaSpec(), FTML: FTMLSpec(), Ftrl: FtrlSpec(),
 }
 
 

@@ -17,9 +17,9 @@ float16 with ``multi_precision=True`` (the rule then runs on the float32 master
 copies). Runs holding row_sparse gradients go to :mod:`.lazy` (only the rows present
 are updated, for the optimizers MXNet updates lazily). Everything else — row_sparse
 weights, row_sparse cases :mod:`.lazy` declines, float16 without multi_precision,
-float64, a parameter listed twice, an optimizer without a spec (SGLD, LBSGD, Test,
-subclasses), a configuration a spec declines — takes the reference path, one run at
-a time.
+float64, a parameter listed twice, an optimizer without a spec (Test, subclasses), a
+configuration a spec declines (e.g. LBSGD parameters at different points of their
+gradient accumulation) — takes the reference path, one run at a time.
 
 A *run* is what the reference processes as a unit: with aggregated optimizers (SGD,
 LARS, LAMB) all parameters of one dtype, else each maximal stretch of consecutive
@@ -70,8 +70,12 @@ def _make_backend(name):
     return NumpyBackend()
 
 
-def fast_path_refusal(optimizer, weights, grads):
-    """Why the run (``weights``, ``grads``) cannot take the fast path, or None if it can."""
+def fast_path_refusal(optimizer, weights, grads, indices=None):
+    """Why the run (``weights``, ``grads``) cannot take the fast path, or None if it can.
+
+    ``indices``: the run's parameter indices, for the specs that look at per-parameter
+    bookkeeping (LBSGD's gradient accumulation); None skips those checks.
+    """
     spec = spec_for(optimizer)
     if spec is None:
         return '%s has no fused kernel' % type(optimizer).__name__
@@ -89,6 +93,8 @@ def fast_path_refusal(optimizer, weights, grads):
         return 'gradients of another dtype than the weights'
     if len({id(w) for w in weights}) != len(weights):
         return 'a parameter listed twice'
+    if indices is not None:
+        return spec.refusal(optimizer, indices, weights)
     return None
 
 
@@ -136,7 +142,7 @@ class FusedUpdater(Updater):
                 self.last_paths.append((tuple(run_indices), path))
                 measured.update(found)
                 continue
-            why = fast_path_refusal(self.optimizer, run_weights, run_grads)
+            why = fast_path_refusal(self.optimizer, run_weights, run_grads, run_indices)
             if why is not None:
                 self.last_paths.append((tuple(run_indices), 'reference: ' + why))
                 measured.update(Updater._apply(self, run_indices, run_weights, run_grads,
@@ -207,7 +213,8 @@ class FusedUpdater(Updater):
         else:
             chunk = max(1, opt.aggregate_num) if (spec.counting == 'chunks' and
                                                   self.aggregate_updates) else 1
-            seg = _count_and_read(opt, indices, chunk)
+            seg = _count_and_read(opt, indices, chunk,
+                                  read_first=spec.counting == 'read_first')
         if group.multi_precision:
             group.load_grad32()
         spec.run(opt, group, seg, backend, measuring.kernel_sums() if measuring else None)
@@ -218,30 +225,36 @@ class FusedUpdater(Updater):
         return measuring.result(opt, [self.states[i] for i in group.indices])
 
 
-def _count_and_read(opt, indices, chunk):
+def _count_and_read(opt, indices, chunk, read_first=False):
     """Count one update of each index and read its lr and wd, as the reference does.
 
     The reference counts index by index (``chunk=1``) or a whole multi-tensor call of
     ``chunk`` indices at a time, and reads the learning rates after each; the scheduler
     sees the running maximum of the counts (``num_update``) at each read.
+    ``read_first``: each index's lr is read *before* it is counted (LBSGD), so the
+    scheduler sees ``num_update`` as the previous indices left it.
     """
     counts = opt._index_update_count
     begin = opt.begin_num_update
     t = np.array([counts.get(i, begin) + 1 for i in indices], dtype=np.int64)
     counts.update(zip(indices, t.tolist()))
     running = np.maximum.accumulate(np.maximum(t, opt.num_update))
-    if chunk > 1:
+    if read_first:   # the num_update each read sees
+        seen = np.concatenate([[opt.num_update], running[:-1]]).astype(np.int64)
+    elif chunk > 1:
         last = np.minimum((np.arange(len(t)) // chunk + 1) * chunk, len(t)) - 1
-        running = running[last]
+        seen = running[last]
+    else:
+        seen = running
     opt.num_update = int(running[-1])
     if opt.lr_scheduler is None:
         base = np.full(len(t), float(opt.lr))
     else:
         values = {}
-        for n in running.tolist():  # in order: schedulers may keep state
+        for n in seen.tolist():  # in order: schedulers may keep state
             if n not in values:
                 values[n] = opt.lr_scheduler(n)
-        base = np.array([values[n] for n in running.tolist()], dtype=np.float64)
+        base = np.array([values[n] for n in seen.tolist()], dtype=np.float64)
     params = opt.param_dict
     if all(i in params for i in indices):  # the Trainer's case: read them off the Parameters
         lr_mults = np.array([params[i].lr_mult for i in indices], dtype=np.float64)
