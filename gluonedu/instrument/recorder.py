@@ -174,7 +174,8 @@ class Recorder:
         self.kinds = None if kinds is None else frozenset(kinds)
         self.trainer = trainer
         self._names, self._keys = self._trainer_names(trainer)
-        self._rows = []
+        self._rows = []      # the table so far
+        self._pending = []   # batches received but not yet made rows (see _all_rows)
 
         subscribed = self.kinds
         # Between sampled steps the norm request is withdrawn when a step begins; that
@@ -223,22 +224,38 @@ class Recorder:
                        ((event.param, event.context, event.values),))
 
     def _on_batch(self, kind, step, source, entries):
-        """Keep the rows of events ``(param, context, values)`` of one kind and step."""
+        """Keep events ``(param, context, values)`` of one kind and step.
+
+        Only what is cheap happens here, on the training path: the kind and ``every``
+        filters and one append. The rows are made when the table is read.
+        """
         if self.kinds is not None and kind not in self.kinds:
             return
-        step = int(step)
         if step % self.every and kind not in ALWAYS_KEPT:
             return
-        names, keys = self._names, self._keys
-        append = self._rows.append
-        for param, context, values in entries:
-            if names is not None and param is not None and param not in names:
-                if source == 'kvstore' and param in keys:
-                    param = keys[param]
-                else:
-                    continue  # another trainer's parameter
-            for name, value in values.items():
-                append(_new_row((step, kind, source, param, context, name, float(value))))
+        self._pending.append((step, kind, source, entries))
+
+    def _all_rows(self):
+        """The table: the rows made so far, after making those of the pending batches."""
+        pending = self._pending
+        if pending:
+            count = len(pending)
+            batches = pending[:count]
+            del pending[:count]  # not `pending.clear()`: another thread may append meanwhile
+            names, keys = self._names, self._keys
+            append = self._rows.append
+            for step, kind, source, entries in batches:
+                step = int(step)
+                for param, context, values in entries:
+                    if names is not None and param is not None and param not in names:
+                        if source == 'kvstore' and param in keys:
+                            param = keys[param]
+                        else:
+                            continue  # another trainer's parameter
+                    for name, value in values.items():
+                        append(_new_row((step, kind, source, param, context, name,
+                                         float(value))))
+        return self._rows
 
     # ------------------------------------------------------------------ user rows
     def log(self, name, value, step=None):
@@ -255,8 +272,8 @@ class Recorder:
             raise TypeError("log(name, value): name must be a non-empty str such as "
                             "'loss', got %r" % (name,))
         step = BUS.step if step is None else step
-        self._rows.append(Row(int(step), 'metric', 'user', None, None, name,
-                              _scalar(value, "log(%r, value)" % name)))
+        value = _scalar(value, "log(%r, value)" % name)
+        self._pending.append((int(step), 'metric', 'user', ((None, None, {name: value}),)))
 
     def log_metric(self, name=None, value=None, step=None, **metrics):
         """Add metric rows: ``log_metric('loss', 0.3)`` or ``log_metric(loss=0.3, acc=0.9)``.
@@ -298,19 +315,20 @@ class Recorder:
     def clear(self):
         """Forget the rows recorded so far (keeps recording if attached)."""
         self._rows = []
+        self._pending = []
 
     # ------------------------------------------------------------------ the table
     @property
     def rows(self):
         """The rows, in the order they were recorded: a list of :class:`Row` tuples."""
-        return list(self._rows)
+        return list(self._all_rows())
 
     def __len__(self):
-        return len(self._rows)
+        return len(self._all_rows())
 
     def __repr__(self):
         return '<Recorder: %d rows, every=%d, %s>' % (
-            len(self._rows), self.every, 'attached' if self.attached else 'detached')
+            len(self._all_rows()), self.every, 'attached' if self.attached else 'detached')
 
     def to_pandas(self):
         """The table as a ``pandas.DataFrame`` with :data:`COLUMNS`.
@@ -325,7 +343,7 @@ class Recorder:
             raise ImportError("Recorder.to_pandas() needs pandas, which is not installed: "
                               "pip install pandas (or pip install -e '.[notebook]'); "
                               "to_csv() and to_jsonl() work without it") from None
-        frame = pd.DataFrame.from_records(self._rows, columns=list(COLUMNS))
+        frame = pd.DataFrame.from_records(self._all_rows(), columns=list(COLUMNS))
         return frame.astype({'step': 'int64', 'value': 'float64'})
 
     def to_csv(self, path):
@@ -339,7 +357,7 @@ class Recorder:
         text = io.StringIO()
         writer = csv.writer(text, lineterminator='\n')
         writer.writerow(COLUMNS)
-        for row in self._rows:
+        for row in self._all_rows():
             writer.writerow(['' if v is None else repr(v) if isinstance(v, float) else v
                              for v in row])
         return self._write(path, text.getvalue())
@@ -352,7 +370,7 @@ class Recorder:
         them). Read it back with :meth:`from_jsonl` or
         ``pandas.read_json(path, lines=True)``. Returns ``path``.
         """
-        lines = [json.dumps(dict(zip(COLUMNS, row))) + '\n' for row in self._rows]
+        lines = [json.dumps(dict(zip(COLUMNS, row))) + '\n' for row in self._all_rows()]
         return self._write(path, ''.join(lines))
 
     @staticmethod
@@ -394,6 +412,7 @@ class Recorder:
         rec._toggles_norms = False
         rec._subscription = None
         rec._rows = rows
+        rec._pending = []
         return rec
 
     def to_tensorboard(self, logdir):
@@ -412,11 +431,11 @@ class Recorder:
                               "installed: pip install 'tensorboardX>=2.6' (or "
                               "pip install -e '.[tensorboard]')") from None
         contexts = collections.defaultdict(set)
-        for row in self._rows:
+        for row in self._all_rows():
             contexts[row.event, row.param, row.name].add(row.context)
         writer = SummaryWriter(logdir=os.fspath(logdir))
         try:
-            for row in self._rows:
+            for row in self._all_rows():
                 parts = [row.event] + ([row.param] if row.param is not None else []) + [row.name]
                 if len(contexts[row.event, row.param, row.name]) > 1:
                     parts.append(str(row.context))
@@ -443,7 +462,7 @@ class Recorder:
         if event not in KINDS:
             raise ValueError("unknown event kind %r; the kinds are %s"
                              % (event, ', '.join(KINDS)))
-        of_event = [r for r in self._rows if r.event == event]
+        of_event = [r for r in self._all_rows() if r.event == event]
         if not of_event:
             return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float64)
         rows = [r for r in of_event if r.name == name]
@@ -475,7 +494,7 @@ class Recorder:
         are sorted alphabetically; numbers are rounded to 4 significant digits
         (``'%.4g'``, -0 as 0). No times, ids or memory addresses.
         """
-        rows = self._rows
+        rows = self._all_rows()
         lines = []
         if rows:
             steps = [r.step for r in rows]

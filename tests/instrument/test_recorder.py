@@ -534,3 +534,15 @@ def test_batched_events_give_the_rows_single_events_give():
     assert batched.rows == single.rows
     assert [(r.param, r.name, r.value) for r in batched.rows] == [
         ('w0', 'weight', 1.0), ('w0', 'grad', 2.0), ('w1', 'weight', 3.0)]
+
+
+def test_rows_keep_the_order_of_events_and_logged_metrics():
+    with Recorder() as rec:
+        BUS.emit_batch('lr', 'optimizer', [('w0', None, {'lr': 0.1})], step=1)
+        rec.log('loss', 2.0, step=1)
+        assert [r.event for r in rec.rows] == ['lr', 'metric']   # readable at once
+        BUS.emit('wd', 'optimizer', 'w0', None, step=2, wd=0.01)
+        rec.log('loss', 1.5, step=2)
+    assert [(r.step, r.event, r.value) for r in rec.rows] == [
+        (1, 'lr', 0.1), (1, 'metric', 2.0), (2, 'wd', 0.01), (2, 'metric', 1.5)]
+    assert len(rec) == 4 and rec.series('metric', 'loss')[1].tolist() == [2.0, 1.5]
