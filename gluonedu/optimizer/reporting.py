@@ -122,34 +122,31 @@ def report_update(optimizer, indices, weights, grads, measured):
     was requested) from :meth:`NormRequest.measure` or the fused path. Each kind goes
     out as one batch (see ``EventBus.emit_batch``).
     """
-    lrs = optimizer._get_lrs(indices)      # one scheduler call for all the indices
-    wds = optimizer._get_wds(indices)
-    lr_events, wd_events, norm_events, state_events = [], [], [], []
-    where = []                             # (param, context) of each index
-    context, ctx = None, None
-    for i, (index, weight) in enumerate(zip(indices, weights)):
-        if weight.context != context:   # one Updater call is usually one device
-            context = weight.context
-            ctx = str(context)
-        param = str(_name(optimizer, index))
-        where.append((param, ctx))
-        lr_events.append((param, ctx, {'lr': lrs[i]}))
-        wd_events.append((param, ctx, {'wd': wds[i]}))
-        found = measured.get(index)
-        if found:
-            if found['norm']:
-                norm_events.append((param, ctx, found['norm']))
-            if found['state_norm']:
-                state_events.append((param, ctx, found['state_norm']))
-    BUS.emit_batch('lr', 'optimizer', lr_events)
-    BUS.emit_batch('wd', 'optimizer', wd_events)
-    if norm_events:
-        BUS.emit_batch('norm', 'optimizer', norm_events)
-    if state_events:
-        BUS.emit_batch('state_norm', 'optimizer', state_events)
+    params = [str(_name(optimizer, index)) for index in indices]
+    contexts = _context_names(weights)
+    emit_batch = BUS.emit_batch
+    emit_batch('lr', 'optimizer', [(p, c, {'lr': lr}) for p, c, lr in
+                                   zip(params, contexts, optimizer._get_lrs(indices))])
+    emit_batch('wd', 'optimizer', [(p, c, {'wd': wd}) for p, c, wd in
+                                   zip(params, contexts, optimizer._get_wds(indices))])
+    if measured:
+        found = [(p, c, measured.get(index) or {}) for p, c, index in
+                 zip(params, contexts, indices)]
+        for kind in ('norm', 'state_norm'):
+            events = [(p, c, m[kind]) for p, c, m in found if m.get(kind)]
+            if events:
+                emit_batch(kind, 'optimizer', events)
     if BUS.wants('clip') and optimizer.clip_gradient is not None:
-        for (param, ctx), grad in zip(where, grads):
+        for param, ctx, grad in zip(params, contexts, grads):
             rescaled = grad.asnumpy() * optimizer.rescale_grad
             clipped = float((np.abs(rescaled) > optimizer.clip_gradient).mean())
             BUS.emit('clip', 'optimizer', param, ctx, clip_gradient=optimizer.clip_gradient,
                      clipped_fraction=clipped)
+
+
+def _context_names(weights):
+    """``str(w.context)`` of each weight; one Updater call is usually one device."""
+    first = weights[0].context if weights else None
+    if all(w.context == first for w in weights):
+        return [str(first)] * len(weights)
+    return [str(w.context) for w in weights]
