@@ -33,32 +33,30 @@ def _clip(x, bound):
     return np.minimum(np.maximum(x, -bound), bound)
 
 
+def _sgd_step(g, lr, rescale, clip):
+    """SGD's step ``lr * clip(rescale*g)``; unclipped in MXNet's order, ``(lr*rescale)*g``."""
+    if clip > 0:
+        return lr * _clip(rescale * g, clip)
+    return (lr * rescale) * g
+
+
 # ---------------------------------------------------------------------------- SGD family
 def sgd_momentum(w, g, mom, lr, wd, momentum, rescale, clip):
     """SGD (``multi_sgd_mom_update``): mom = momentum*mom - lr*wd*w - lr*clip(rescale*g); w += mom."""
-    if clip > 0:
-        step = lr * _clip(rescale * g, clip)
-    else:
-        step = (lr * rescale) * g
+    step = _sgd_step(g, lr, rescale, clip)
     mom = momentum * mom - (lr * wd) * w - step
     return w + mom, mom
 
 
 def sgd_no_momentum(w, g, lr, wd, zero, rescale, clip):
     """SGD without a buffer (``multi_sgd_update``): the momentum form with mom = 0."""
-    if clip > 0:
-        step = lr * _clip(rescale * g, clip)
-    else:
-        step = (lr * rescale) * g
+    step = _sgd_step(g, lr, rescale, clip)
     return (w + (zero - (lr * wd) * w - step),)
 
 
 def sgd_plain(w, g, lr, wd, one, rescale, clip):
     """``sgd_update`` (NAG without momentum): w = (1 - lr*wd)*w - lr*clip(rescale*g)."""
-    if clip > 0:
-        step = lr * _clip(rescale * g, clip)
-    else:
-        step = (lr * rescale) * g
+    step = _sgd_step(g, lr, rescale, clip)
     return ((one - lr * wd) * w - step,)
 
 
@@ -121,10 +119,7 @@ def lbsgd_momentum(w, g, mom, cum, lr, wd, momentum, batch_scale, accumulated, r
     if accumulated > 0:
         g = cum + g
     g = g / batch_scale
-    if clip > 0:
-        step = lr * _clip(rescale * g, clip)
-    else:
-        step = (lr * rescale) * g
+    step = _sgd_step(g, lr, rescale, clip)
     mom = momentum * mom - (lr * wd) * w - step
     return w + mom, mom
 
@@ -135,10 +130,7 @@ def lbsgd_plain(w, g, cum, lr, wd, one, batch_scale, accumulated, rescale, clip)
     if accumulated > 0:
         g = cum + g
     g = g / batch_scale
-    if clip > 0:
-        step = lr * _clip(rescale * g, clip)
-    else:
-        step = (lr * rescale) * g
+    step = _sgd_step(g, lr, rescale, clip)
     return ((one - lr * wd) * w - step,)
 
 
