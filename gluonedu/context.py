@@ -53,7 +53,11 @@ class Context:
                 and self.device_id == other.device_id)
 
     def __str__(self):
-        return '%s(%d)' % (self.device_type, self.device_id)
+        # Cached: the instrumentation names the context of every parameter on every step.
+        text = self.__dict__.get('_str')
+        if text is None:
+            text = self._str = '%s(%d)' % (self.device_type, self.device_id)
+        return text
 
     __repr__ = __str__
 

@@ -123,7 +123,7 @@ def report_update(optimizer, indices, weights, grads, measured):
     out as one batch (see ``EventBus.emit_batch``).
     """
     params = [str(_name(optimizer, index)) for index in indices]
-    contexts = _context_names(weights)
+    contexts = [str(w.context) for w in weights]
     emit_batch = BUS.emit_batch
     emit_batch('lr', 'optimizer', [(p, c, {'lr': lr}) for p, c, lr in
                                    zip(params, contexts, optimizer._get_lrs(indices))])
@@ -142,11 +142,3 @@ def report_update(optimizer, indices, weights, grads, measured):
             clipped = float((np.abs(rescaled) > optimizer.clip_gradient).mean())
             BUS.emit('clip', 'optimizer', param, ctx, clip_gradient=optimizer.clip_gradient,
                      clipped_fraction=clipped)
-
-
-def _context_names(weights):
-    """``str(w.context)`` of each weight; one Updater call is usually one device."""
-    first = weights[0].context if weights else None
-    if all(w.context == first for w in weights):
-        return [str(first)] * len(weights)
-    return [str(w.context) for w in weights]
