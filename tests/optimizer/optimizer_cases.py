@@ -22,3 +22,20 @@ def run(opt, weight, grads, index=0, dtype='float32'):
     for g in grads:
         opt.update_multi_precision(index, w, nd.array(g, dtype=dtype), state)
     return w, state
+
+
+def assert_list_call_equals_single_calls(make_optimizer, weights, grads):
+    """One list call ``update([0, 1, ...], ...)`` per step gives, bit for bit, what one call
+    per index gives; ``make_optimizer()`` builds a fresh optimizer for each side."""
+    single, multi = make_optimizer(), make_optimizer()
+    indices = list(range(len(weights)))
+    ws = [nd.array(w) for w in weights]
+    wm = [nd.array(w) for w in weights]
+    ss = [single.create_state(i, w) for i, w in zip(indices, ws)]
+    sm = [multi.create_state(i, w) for i, w in zip(indices, wm)]
+    for g in grads:
+        for i in indices:
+            single.update(i, ws[i], nd.array(g), ss[i])
+        multi.update(indices, wm, [nd.array(g) for _ in indices], sm)
+    for a, b in zip(ws, wm):
+        np.testing.assert_array_equal(a.asnumpy(), b.asnumpy())

@@ -5,7 +5,7 @@ import pytest
 import gluonedu as mx
 from gluonedu import nd
 
-from optimizer_cases import random_problem
+from optimizer_cases import assert_list_call_equals_single_calls, random_problem
 
 
 def ftml_reference(weight, grads, lr=0.01, beta1=0.6, beta2=0.999, epsilon=1e-8, wd=0.,
@@ -92,17 +92,9 @@ def test_row_sparse_gradient_counts_as_dense():
 
 def test_list_call_equals_single_calls():
     weight, grads = random_problem()
-    single, multi = mx.optimizer.FTML(), mx.optimizer.FTML()
-    ws = [nd.array(weight), nd.array(-weight)]
-    wm = [nd.array(weight), nd.array(-weight)]
-    ss = [single.create_state(i, w) for i, w in enumerate(ws)]
-    sm = [multi.create_state(i, w) for i, w in enumerate(wm)]
-    for g in grads:
-        for i in range(2):
-            single.update(i, ws[i], nd.array(g), ss[i])
-        multi.update([0, 1], wm, [nd.array(g), nd.array(g)], sm)
-    for a, b in zip(ws, wm):
-        np.testing.assert_array_equal(a.asnumpy(), b.asnumpy())
+    assert_list_call_equals_single_calls(
+        lambda: mx.optimizer.FTML(),
+        [weight, -weight], grads)
 
 
 def test_multi_precision_keeps_float32_master():

@@ -5,7 +5,7 @@ import pytest
 import gluonedu as mx
 from gluonedu import nd
 
-from optimizer_cases import random_problem
+from optimizer_cases import assert_list_call_equals_single_calls, random_problem
 
 
 def ftrl_reference(weight, grads, lr=0.1, lamda1=0.01, beta=1., wd=0., rescale_grad=1.,
@@ -102,17 +102,9 @@ def test_dense_weight_with_row_sparse_gradient_is_a_dense_update():
 
 def test_list_call_equals_single_calls():
     weight, grads = random_problem()
-    single, multi = mx.optimizer.Ftrl(wd=0.1), mx.optimizer.Ftrl(wd=0.1)
-    ws = [nd.array(weight), nd.array(weight * 2)]
-    wm = [nd.array(weight), nd.array(weight * 2)]
-    ss = [single.create_state(i, w) for i, w in enumerate(ws)]
-    sm = [multi.create_state(i, w) for i, w in enumerate(wm)]
-    for g in grads:
-        for i in range(2):
-            single.update(i, ws[i], nd.array(g), ss[i])
-        multi.update([0, 1], wm, [nd.array(g), nd.array(g)], sm)
-    for a, b in zip(ws, wm):
-        np.testing.assert_array_equal(a.asnumpy(), b.asnumpy())
+    assert_list_call_equals_single_calls(
+        lambda: mx.optimizer.Ftrl(wd=0.1),
+        [weight, weight * 2], grads)
 
 
 def test_multi_precision_keeps_float32_master():

@@ -7,7 +7,7 @@ import pytest
 import gluonedu as mx
 from gluonedu import nd
 
-from optimizer_cases import random_problem
+from optimizer_cases import assert_list_call_equals_single_calls, random_problem
 
 
 def lbsgd_reference(weight, grads, lr=0.01, momentum=0., wd=0., batch_scale=1,
@@ -130,18 +130,9 @@ def test_row_sparse_gradients_update_only_their_rows():
 
 def test_list_call_equals_single_calls():
     weight, grads = random_problem()
-    single = mx.optimizer.LBSGD(learning_rate=0.1, momentum=0.9, batch_scale=2)
-    multi = mx.optimizer.LBSGD(learning_rate=0.1, momentum=0.9, batch_scale=2)
-    ws = [nd.array(weight), nd.array(-weight)]
-    wm = [nd.array(weight), nd.array(-weight)]
-    ss = [single.create_state(i, w) for i, w in enumerate(ws)]
-    sm = [multi.create_state(i, w) for i, w in enumerate(wm)]
-    for g in grads:
-        for i in range(2):
-            single.update(i, ws[i], nd.array(g), ss[i])
-        multi.update([0, 1], wm, [nd.array(g), nd.array(g)], sm)
-    for a, b in zip(ws, wm):
-        np.testing.assert_array_equal(a.asnumpy(), b.asnumpy())
+    assert_list_call_equals_single_calls(
+        lambda: mx.optimizer.LBSGD(learning_rate=0.1, momentum=0.9, batch_scale=2),
+        [weight, -weight], grads)
 
 
 def test_multi_precision_layouts():

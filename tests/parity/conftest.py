@@ -51,6 +51,50 @@ def _oracle_unavailable(reason):
     pytest.skip(message)
 
 
+def run_oracle(script, args, workdir, results_path, naive_engine=True):
+    """Run ``script args`` on the oracle's Python in ``workdir``, expecting ``results_path``.
+
+    Any way it can fail (no oracle venv, a crash, a timeout, no results) goes through
+    :func:`_oracle_unavailable`: a skip naming the fix, or a failure in CI.
+    naive_engine : MXNet's NaiveEngine runs each op synchronously: the same kernels
+        (bit-identical results), less threading overhead for thousands of tiny ops.
+    """
+    python = oracle_python()
+    if not python.exists():
+        _oracle_unavailable('%s does not exist' % python)
+    env = dict(os.environ, MXNET_STORAGE_FALLBACK_LOG_VERBOSE='0',
+               OMP_NUM_THREADS=os.environ.get('OMP_NUM_THREADS', '1'))
+    if naive_engine:
+        env['MXNET_ENGINE_TYPE'] = 'NaiveEngine'
+    env.pop('PYTHONPATH', None)  # the oracle must not see the project's packages
+    env.pop('MXNET_UPDATE_ON_KVSTORE', None)
+    try:
+        proc = subprocess.run([str(python), str(script)] + [str(a) for a in args],
+                              cwd=str(workdir), env=env, capture_output=True, text=True,
+                              timeout=ORACLE_TIMEOUT_S)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        _oracle_unavailable('running %s failed: %s' % (python, exc))
+    if proc.returncode != 0 or not results_path.exists():
+        tail = '\n'.join((proc.stderr or proc.stdout or '').strip().splitlines()[-15:])
+        _oracle_unavailable('%s %s exited with status %d:\n%s'
+                            % (python, script.name, proc.returncode, tail))
+
+
+def check_oracle_version(meta):
+    """The oracle must be MXNet 1.9.1, the version gluonedu follows."""
+    if not meta.get('mxnet_version', '').startswith('1.9.1'):
+        _oracle_unavailable('the oracle runs MXNet %s, not 1.9.1' % meta.get('mxnet_version'))
+
+
+def load_oracle_npz(results_path):
+    """``(arrays by name, meta)`` from an oracle's .npz results, its version checked."""
+    with np.load(results_path) as data:
+        results = {key: data[key] for key in data.files}
+    meta = json.loads(str(results.pop('__meta__')))
+    check_oracle_version(meta)
+    return results, meta
+
+
 class OracleResults:
     """What the oracle produced: arrays by ``"<case id>|<name>"``, its meta and errors."""
 
@@ -98,9 +142,6 @@ def all_cases():
 @pytest.fixture(scope='session')
 def oracle(tmp_path_factory):
     """Run every parity case on MXNet 1.9.1, once; an :class:`OracleResults`."""
-    python = oracle_python()
-    if not python.exists():
-        _oracle_unavailable('%s does not exist' % python)
     cases = all_cases()
     inputs = parity_cases.make_inputs(cases['optimizer_cases'])
     workdir = tmp_path_factory.mktemp('mxnet_oracle')
@@ -108,26 +149,10 @@ def oracle(tmp_path_factory):
     results_path = workdir / 'results.npz'
     cases_path.write_text(json.dumps(cases))
     parity_driver.save_arrays(inputs_path, inputs)
-    # NaiveEngine runs each op synchronously: the same kernels (bit-identical results),
-    # less threading overhead for thousands of tiny ops.
-    env = dict(os.environ, MXNET_STORAGE_FALLBACK_LOG_VERBOSE='0', MXNET_ENGINE_TYPE='NaiveEngine',
-               OMP_NUM_THREADS=os.environ.get('OMP_NUM_THREADS', '1'))
-    env.pop('PYTHONPATH', None)  # the oracle must not see the project's packages
-    try:
-        proc = subprocess.run([str(python), str(ORACLE_SCRIPT), str(cases_path),
-                               str(inputs_path), str(results_path)],
-                              cwd=str(workdir), env=env, capture_output=True, text=True,
-                              timeout=ORACLE_TIMEOUT_S)
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        _oracle_unavailable('running %s failed: %s' % (python, exc))
-    if proc.returncode != 0 or not results_path.exists():
-        tail = '\n'.join((proc.stderr or proc.stdout or '').strip().splitlines()[-15:])
-        _oracle_unavailable('%s %s exited with status %d:\n%s'
-                            % (python, ORACLE_SCRIPT.name, proc.returncode, tail))
+    run_oracle(ORACLE_SCRIPT, [cases_path, inputs_path, results_path], workdir, results_path)
     results = parity_driver.load_arrays(results_path)
     meta = json.loads(results.pop('__meta__').tobytes().decode())
-    if not meta.get('mxnet_version', '').startswith('1.9.1'):
-        _oracle_unavailable('the oracle runs MXNet %s, not 1.9.1' % meta.get('mxnet_version'))
+    check_oracle_version(meta)
     by_id = {case['id']: case for group in cases.values() for case in group}
     return OracleResults(results, meta, inputs, by_id)
 

@@ -9,14 +9,12 @@ for bit (they depend only on the order of the additions, which gluonedu keeps:
 The oracle runs once per session in its own interpreter, as the optimizer parity suite.
 """
 import json
-import os
-import subprocess
 
 import numpy as np
 import pytest
 
 import kvstore_parity_driver
-from conftest import HERE, ORACLE_TIMEOUT_S, _oracle_unavailable, oracle_python
+from conftest import HERE, load_oracle_npz, run_oracle
 
 CASES = kvstore_parity_driver.kvstore_cases()
 ORACLE_SCRIPT = HERE / 'oracle_kvstore.py'
@@ -25,31 +23,12 @@ ORACLE_SCRIPT = HERE / 'oracle_kvstore.py'
 @pytest.fixture(scope='session')
 def kv_oracle(tmp_path_factory):
     """``(results, meta)`` of every KVStore case run once on MXNet 1.9.1."""
-    python = oracle_python()
-    if not python.exists():
-        _oracle_unavailable('%s does not exist' % python)
     workdir = tmp_path_factory.mktemp('mxnet_kvstore_oracle')
     cases_path, results_path = workdir / 'cases.json', workdir / 'results.npz'
     cases_path.write_text(json.dumps(CASES))
-    env = dict(os.environ, MXNET_STORAGE_FALLBACK_LOG_VERBOSE='0',
-               OMP_NUM_THREADS=os.environ.get('OMP_NUM_THREADS', '1'))
-    env.pop('PYTHONPATH', None)  # the oracle must not see the project's packages
-    try:
-        proc = subprocess.run([str(python), str(ORACLE_SCRIPT), str(cases_path),
-                               str(results_path)], cwd=str(workdir), env=env,
-                              capture_output=True, text=True, timeout=ORACLE_TIMEOUT_S)
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        _oracle_unavailable('running %s failed: %s' % (python, exc))
-    if proc.returncode != 0 or not results_path.exists():
-        tail = '\n'.join((proc.stderr or proc.stdout or '').strip().splitlines()[-15:])
-        _oracle_unavailable('%s %s exited with status %d:\n%s'
-                            % (python, ORACLE_SCRIPT.name, proc.returncode, tail))
-    with np.load(results_path) as data:
-        results = {key: data[key] for key in data.files}
-    meta = json.loads(str(results.pop('__meta__')))
-    if not meta.get('mxnet_version', '').startswith('1.9.1'):
-        _oracle_unavailable('the oracle runs MXNet %s, not 1.9.1' % meta.get('mxnet_version'))
-    return results, meta
+    run_oracle(ORACLE_SCRIPT, [cases_path, results_path], workdir, results_path,
+               naive_engine=False)
+    return load_oracle_npz(results_path)
 
 
 def _expected(kv_oracle, case_id):

@@ -11,15 +11,13 @@ All cases go to the oracle in ONE subprocess (MXNet's import costs seconds). Wit
 working oracle these tests skip, naming why — in CI (``CI`` set) they fail instead.
 """
 import json
-import os
-import subprocess
 import warnings
 
 import numpy as np
 import pytest
 
 import trainer_driver
-from conftest import ORACLE_TIMEOUT_S, REPO, _oracle_unavailable, oracle_python
+from conftest import REPO, load_oracle_npz, run_oracle
 
 CASES = trainer_driver.trainer_cases()
 ORACLE_SCRIPT = REPO / 'tests' / 'parity' / 'oracle_trainer_mxnet.py'
@@ -29,36 +27,13 @@ RTOL, ATOL = 1e-5, 1e-6
 @pytest.fixture(scope='module')
 def trainer_oracle(tmp_path_factory):
     """(results by "<id>|<name>", meta) from MXNet 1.9.1 for every case, run once."""
-    python = oracle_python()
-    if not python.exists():
-        _oracle_unavailable('%s does not exist' % python)
     workdir = tmp_path_factory.mktemp('mxnet_trainer_oracle')
     cases_path, inputs_path = workdir / 'cases.json', workdir / 'inputs.npz'
     results_path = workdir / 'results.npz'
     cases_path.write_text(json.dumps(CASES))
     np.savez(inputs_path, **trainer_driver.make_inputs())
-    # NaiveEngine: same numbers, no thread hand-offs (the oracle runs ~2x faster).
-    env = dict(os.environ, MXNET_STORAGE_FALLBACK_LOG_VERBOSE='0',
-               MXNET_ENGINE_TYPE='NaiveEngine', OMP_NUM_THREADS='1')
-    env.pop('PYTHONPATH', None)
-    env.pop('MXNET_UPDATE_ON_KVSTORE', None)
-    try:
-        proc = subprocess.run([str(python), str(ORACLE_SCRIPT), str(cases_path),
-                               str(inputs_path), str(results_path)],
-                              cwd=str(workdir), env=env, capture_output=True, text=True,
-                              timeout=ORACLE_TIMEOUT_S)
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        _oracle_unavailable('running %s failed: %s' % (python, exc))
-    if proc.returncode != 0 or not results_path.exists():
-        tail = '\n'.join((proc.stderr or proc.stdout or '').strip().splitlines()[-15:])
-        _oracle_unavailable('%s exited with status %d:\n%s'
-                            % (ORACLE_SCRIPT.name, proc.returncode, tail))
-    with np.load(results_path) as data:
-        results = {key: data[key] for key in data.files}
-    meta = json.loads(str(results.pop('__meta__')))
-    if not meta.get('mxnet_version', '').startswith('1.9.1'):
-        _oracle_unavailable('the oracle runs MXNet %s, not 1.9.1' % meta.get('mxnet_version'))
-    return results, meta
+    run_oracle(ORACLE_SCRIPT, [cases_path, inputs_path, results_path], workdir, results_path)
+    return load_oracle_npz(results_path)
 
 
 def _case_results(results, case_id):
