@@ -97,6 +97,15 @@ class KVStoreBase:
         return klass
 
 
+def optimizer_capability(capability, capable):
+    """``is_capable(capability)`` of a store that can (``capable``) or cannot run the
+    optimizer: ``OPTIMIZER`` is the only capability there is."""
+    if capability.lower() == KVStoreBase.OPTIMIZER:
+        return capable
+    raise ValueError("unknown capability %r; the only capability is %r"
+                     % (capability, KVStoreBase.OPTIMIZER))
+
+
 @KVStoreBase.register
 class TestStore(KVStoreBase):
     """A store for tests (MXNet's ``TestStore``): broadcast and pushpull, no optimizer.
@@ -124,10 +133,7 @@ class TestStore(KVStoreBase):
 
     @staticmethod
     def is_capable(capability):
-        if capability.lower() == KVStoreBase.OPTIMIZER:
-            return False
-        raise ValueError("unknown capability %r; the only capability is %r"
-                         % (capability, KVStoreBase.OPTIMIZER))
+        return optimizer_capability(capability, False)
 
     @property
     def type(self):

@@ -73,7 +73,7 @@ from ..ndarray.io import atomic_write
 from ..ndarray.sparse import RowSparseNDArray
 from ..optimizer import get_updater
 from ..optimizer.serialization import dumps_states, loads_states
-from .base import KVStoreBase
+from .base import KVStoreBase, optimizer_capability
 from .compression import compressed_nbytes, create_compression
 from .dist_server import DistAborted, _to_device, _to_host, pack_2bit
 from .local import KVStore
@@ -264,10 +264,7 @@ class DistKVStore(KVStoreBase):
 
     def is_capable(self, capability):
         """True for ``KVStoreBase.OPTIMIZER``: the servers run the optimizer."""
-        if capability.lower() == KVStoreBase.OPTIMIZER:
-            return True
-        raise ValueError("unknown capability %r; the only capability is %r"
-                         % (capability, KVStoreBase.OPTIMIZER))
+        return optimizer_capability(capability, True)
 
     # ------------------------------------------------------------------ layout
     def _layout_of(self, key, value):

@@ -53,7 +53,7 @@ from ..instrument.events import BUS
 from ..ndarray import NDArray
 from ..ndarray.io import atomic_write
 from ..ndarray.sparse import RowSparseNDArray
-from .base import KVStoreBase
+from .base import KVStoreBase, optimizer_capability
 from .compression import compressed_nbytes, create_compression
 
 __all__ = ['KVStore']
@@ -117,10 +117,7 @@ class KVStore(KVStoreBase):
 
     def is_capable(self, capability):
         """True for ``KVStoreBase.OPTIMIZER``: the optimizer can run on this store."""
-        if capability.lower() == KVStoreBase.OPTIMIZER:
-            return True
-        raise ValueError("unknown capability %r; the only capability is %r"
-                         % (capability, KVStoreBase.OPTIMIZER))
+        return optimizer_capability(capability, True)
 
     # ------------------------------------------------------------------ keys and values
     def _check_key(self, key):
