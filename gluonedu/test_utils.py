@@ -180,7 +180,8 @@ def rand_ndarray(shape, stype='default', density=None, dtype=None, ctx=None):
 
     ``stype='default'``: standard-normal values. ``stype='row_sparse'``: each row is
     stored with probability ``density`` (random in [0, 1) if None) and holds U[0, 1)
-    values.
+    values. ``stype='csr'`` (2-D): ``round(density * rows * cols)`` distinct random
+    positions hold U[0, 1) values (no dense array is made, so huge shapes are fine).
     """
     ctx = ctx if ctx is not None else default_context()
     dtype = default_dtype() if dtype is None else dtype
@@ -193,8 +194,26 @@ def rand_ndarray(shape, stype='default', density=None, dtype=None, ctx=None):
             return _sparse.zeros('row_sparse', shape, ctx=ctx, dtype=dtype)
         values = np.random.rand(indices.size, *shape[1:]).astype(dtype)
         return _sparse.row_sparse_array((values, indices), shape=shape, ctx=ctx, dtype=dtype)
-    raise ValueError("rand_ndarray: unknown storage type %r: use 'default' or 'row_sparse'"
-                     % (stype,))
+    if stype == 'csr':
+        return _random_csr(tuple(shape), np.random.rand() if density is None else density,
+                           dtype, ctx)
+    raise ValueError("rand_ndarray: unknown storage type %r: use 'default', 'row_sparse' or "
+                     "'csr'" % (stype,))
+
+
+def _random_csr(shape, density, dtype, ctx):
+    """A csr array with ``round(density * size)`` values U[0, 1) at distinct positions."""
+    if len(shape) != 2:
+        raise ValueError("rand_ndarray: csr arrays are 2-D, got shape %s" % (shape,))
+    size = shape[0] * shape[1]
+    wanted = int(round(density * size))
+    positions = np.unique(np.random.randint(0, max(size, 1), size=wanted))
+    while positions.size < wanted:   # draws that collided: draw the missing ones again
+        extra = np.random.randint(0, size, size=wanted - positions.size)
+        positions = np.union1d(positions, extra)
+    values = np.random.rand(positions.size).astype(dtype)
+    return _sparse.csr_matrix((values, (positions // shape[1], positions % shape[1])),
+                              shape=shape, ctx=ctx, dtype=dtype)
 
 
 def rand_shape_2d(dim0=10, dim1=10, allow_zero_size=False):

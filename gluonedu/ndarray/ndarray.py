@@ -205,15 +205,9 @@ class NDArray:
         return _graph.record(out, (self,), backward, 'astype')
 
     def tostype(self, stype):
-        """This array in storage type ``stype`` ('default' or 'row_sparse')."""
-        if stype == 'default':
-            return self
-        if stype == 'row_sparse':
-            from .sparse import _dense_to_row_sparse
-            return _dense_to_row_sparse(self)
-        if stype == 'csr':
-            raise MXNetError("csr storage is not supported by gluonedu; use 'row_sparse'")
-        raise ValueError("unknown storage type %r: use 'default' or 'row_sparse'" % (stype,))
+        """This array in storage type ``stype``: 'default', 'row_sparse' or 'csr' (2-D)."""
+        from . import sparse  # sparse builds on this module
+        return self if stype == 'default' else sparse.cast_storage(self, stype)
 
     def detach(self):
         """The same data, cut from the recorded graph and without a gradient."""
