@@ -182,7 +182,7 @@ class CSRNDArray(BaseSparseNDArray):
     def take(self, indices, axis=0, mode='clip'):
         """The rows ``indices`` (axis 0) as a csr array; other axes fall back to dense."""
         if axis != 0:
-            return _sparse_ops().dense_fallback('take', self, indices, axis=axis, mode=mode)
+            return sparse_ops.dense_fallback('take', self, indices, axis=axis, mode=mode)
         xp = self._xp
         ids = xp.asarray(indices._data if isinstance(indices, NDArray) else indices)
         ids = ids.astype(np.int64).reshape(-1)
@@ -207,6 +207,7 @@ class CSRNDArray(BaseSparseNDArray):
     def _assign(self, value, key=Ellipsis):
         """``x[:] = value``: the only write a csr array takes (as MXNet)."""
         self._check_writable()
+        recorded = self._check_recorded_value(value, whole=True)
         if isinstance(key, slice):
             if key != slice(None):
                 raise ValueError("a csr array can only be written whole (x[:] = value), not "
@@ -226,13 +227,15 @@ class CSRNDArray(BaseSparseNDArray):
                              % (value.shape, self._shape))
         if value is self:
             return
-        if value.stype != 'csr':
-            value = from_dense(value.tostype('default').as_in_context(self._ctx))
+        source = value if value.stype == 'csr' else \
+            from_dense(value.tostype('default').as_in_context(self._ctx))
         with _backend.device_scope(self._ctx):
-            moved = [_move(a, value._ctx, self._ctx, copy=True) for a in
-                     (value._values, value._col_indices, value._indptr)]
+            moved = [_move(a, source._ctx, self._ctx, copy=True) for a in
+                     (source._values, source._col_indices, source._indptr)]
         self._values = moved[0].astype(self._values.dtype, copy=False)
         self._col_indices, self._indptr = moved[1], moved[2]
+        if recorded:
+            self._record_copy_of(value)
 
     def _store_grad(self, grad, add):
         if isinstance(grad, _graph.RowGrad):
@@ -245,39 +248,34 @@ class CSRNDArray(BaseSparseNDArray):
 
     # ------------------------------------------------------------------ methods kept sparse
     def sum(self, axis=None, keepdims=False, exclude=False):
-        return _sparse_ops().sum(self, axis, keepdims, exclude)
+        return sparse_ops.sum(self, axis, keepdims, exclude)
 
     def mean(self, axis=None, keepdims=False, exclude=False):
-        return _sparse_ops().mean(self, axis, keepdims, exclude)
+        return sparse_ops.mean(self, axis, keepdims, exclude)
 
     def norm(self, ord=2, axis=None, keepdims=False):
-        return _sparse_ops().norm(self, ord, axis, keepdims)
+        return sparse_ops.norm(self, ord, axis, keepdims)
 
     def abs(self):
-        return _sparse_ops().abs(self)
+        return sparse_ops.abs(self)
 
     def sign(self):
-        return _sparse_ops().sign(self)
+        return sparse_ops.sign(self)
 
     def sqrt(self):
-        return _sparse_ops().sqrt(self)
+        return sparse_ops.sqrt(self)
 
     def square(self):
-        return _sparse_ops().square(self)
+        return sparse_ops.square(self)
 
     def relu(self):
-        return _sparse_ops().relu(self)
+        return sparse_ops.relu(self)
 
     def clip(self, a_min, a_max):
-        return _sparse_ops().clip(self, a_min, a_max)
+        return sparse_ops.clip(self, a_min, a_max)
 
     def slice(self, begin, end, step=None):
-        return _sparse_ops().slice(self, begin, end, step)
-
-
-def _sparse_ops():
-    from . import sparse_ops  # the operators build on this class
-    return sparse_ops
+        return sparse_ops.slice(self, begin, end, step)
 
 
 def segment_ids(xp, indptr, total):
@@ -488,3 +486,7 @@ def csr_matrix(arg1, shape=None, ctx=None, dtype=None):
         return _from_dense_source(arg1, shape, ctx, dtype)
     raise TypeError("csr_matrix cannot make a csr array from a %s; give (data, indices, "
                     "indptr), a shape, or a dense 2-D array" % type(arg1).__name__)
+
+
+# The operators (which the methods above call) build on this module: imported last.
+from . import sparse_ops  # noqa: E402

@@ -219,15 +219,16 @@ class NDArray:
 
         grad_req : {'write', 'add', 'null'}
             'write' overwrites ``grad`` at each backward, 'add' accumulates into it.
-        stype : {None, 'default', 'row_sparse'}
+        stype : {None, 'default', 'row_sparse', 'csr'}
             Storage type of the gradient buffer.
         """
         from . import sparse  # sparse builds on this module
         _check_grad_req(grad_req)
+        # (self.dtype, not self._data: a sparse array's _data is its dense equivalent.)
         if stype in (None, 'default'):
-            grad = zeros(self.shape, ctx=self._ctx, dtype=self._data.dtype)
+            grad = zeros(self.shape, ctx=self._ctx, dtype=self.dtype)
         else:
-            grad = sparse.zeros(stype, self.shape, ctx=self._ctx, dtype=self._data.dtype)
+            grad = sparse.zeros(stype, self.shape, ctx=self._ctx, dtype=self.dtype)
         _mark_variable(self, grad, grad_req)
 
     def backward(self, out_grad=None, retain_graph=False, train_mode=True):

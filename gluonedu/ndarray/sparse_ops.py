@@ -406,7 +406,9 @@ def mean(data, axis=None, keepdims=False, exclude=False, out=None):
         return ops.mean(data, axis, keepdims, exclude, out=out)
     total, axes = _csr_reduce(data, axis, keepdims, exclude, data._values)
     count = int(np.prod([data.shape[a] for a in axes]))
-    return _write_out(NDArray(total._data / total._data.dtype.type(count), data.context), out)
+    # As the dense mean: in the array's dtype (an integer mean truncates).
+    return _write_out(NDArray((total._data / count).astype(total._data.dtype), data.context),
+                      out)
 
 
 def norm(data, ord=2, axis=None, keepdims=False, out=None):
@@ -418,7 +420,9 @@ def norm(data, ord=2, axis=None, keepdims=False, out=None):
         raise MXNetError("norm: ord must be 1 or 2, got %r" % (ord,))
     values = xp.abs(data._values) if ord == 1 else data._values * data._values
     total, _ = _csr_reduce(data, axis, keepdims, False, values)
-    return _write_out(total if ord == 1 else NDArray(xp.sqrt(total._data), data.context), out)
+    if ord == 2:
+        total = NDArray(xp.sqrt(total._data).astype(values.dtype), data.context)
+    return _write_out(total, out)
 
 
 # ---------------------------------------------------------------------- shape

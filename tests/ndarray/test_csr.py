@@ -206,3 +206,20 @@ def test_a_store_refuses_csr_pushes():
     kv.init(0, nd.zeros((4, 3)))
     with pytest.raises(mx.MXNetError, match='csr value cannot be pushed'):
         kv.push(0, [csr(), csr()])
+
+
+def test_a_recorded_whole_write_passes_gradients_on():
+    w = nd.array([[1, 0], [0, 2]])
+    w.attach_grad()
+    x = nd.zeros((2, 2), stype='csr')
+    with autograd.record():
+        x[:] = w * 3
+        y = (x * x).sum()
+    y.backward()
+    np.testing.assert_allclose(w.grad.asnumpy(), 18 * w.asnumpy())
+
+
+def test_integer_csr_reductions_keep_the_dtype():
+    x = nd.array([[0, 1], [3, 0]], dtype='int32').tostype('csr')
+    assert x.mean(axis=1).dtype == np.int32 and x.mean(axis=1).asnumpy().tolist() == [0, 1]
+    assert x.norm().dtype == np.int32
