@@ -19,8 +19,9 @@ otherwise it computes on the dense equivalent and returns a dense array (MXNet's
 ``dot(D, C)``                         csr (as MXNet on CPU)
 ===================================  ==========================================
 
-The ``D * C`` row holds for ``elemwise_mul``/``sparse.multiply``; the operator
-``D * C`` (a dense array's own ``*``) falls back to dense, as in MXNet.
+The ``D * C`` and ``D * R`` rows hold for ``elemwise_mul``/``sparse.multiply``; the
+operators ``D * C`` and ``D * R`` (a dense array's own ``*``) fall back to dense, as in
+MXNet.
 
 ``dot(C, W)`` reads only the rows of ``W`` whose columns occur in ``C`` (``W`` may be
 row-sparse, e.g. ``Parameter.row_sparse_data``), and the gradient it sends to ``W`` is
