@@ -142,6 +142,18 @@ def _whole(key):
     return isinstance(key, builtins.slice) and key == builtins.slice(None)
 
 
+def sum_by_id(xp, ids, values):
+    """``(unique ids, sums)``: the ids sorted, and for each the sum of its ``values``
+    (rows of values, one per id) in the order they come — what adding them into a zeroed
+    table would give, without the table."""
+    if ids.shape[0] == 0:
+        return ids.astype(np.int64), values[:0]
+    order = xp.argsort(ids, kind='stable')
+    ids = ids[order]
+    starts = xp.flatnonzero(xp.concatenate([xp.ones(1, dtype=bool), ids[1:] != ids[:-1]]))
+    return ids[starts].astype(np.int64), xp.add.reduceat(values[order], starts, axis=0)
+
+
 def check_stype(stype):
     """Raise MXNetError unless ``stype`` names a storage type."""
     if stype not in STYPES:
@@ -269,10 +281,7 @@ class RowSparseNDArray(BaseSparseNDArray):
         if add:
             indices = xp.concatenate([self._indices, indices])
             values = xp.concatenate([self._values, values])
-        unique, inverse = xp.unique(indices, return_inverse=True)
-        summed = xp.zeros((unique.shape[0],) + self._shape[1:], dtype=self._values.dtype)
-        xp.add.at(summed, inverse.reshape(-1), values)
-        self._replace(unique.astype(np.int64), summed)
+        self._replace(*sum_by_id(xp, indices, values))
 
     def wait_to_read(self):
         pass

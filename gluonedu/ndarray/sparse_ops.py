@@ -42,7 +42,8 @@ from ..base import MXNetError
 from . import _graph, ops
 from .csr import CSRNDArray, from_dense
 from .ndarray import NDArray, _binary_op, _check_same_device
-from .sparse import BaseSparseNDArray, RowSparseNDArray, _dense_to_row_sparse, check_stype
+from .sparse import (BaseSparseNDArray, RowSparseNDArray, _dense_to_row_sparse, check_stype,
+                     sum_by_id)
 
 __all__ = [
     'dot', 'add', 'subtract', 'multiply', 'divide',
@@ -135,10 +136,8 @@ def _union(lhs, rhs, sign):
     """``lhs + sign * rhs`` of two sparse arrays of one kind: every entry of either."""
     xp = lhs._xp
     (ka, va), (kb, vb) = _entries(lhs), _entries(rhs)
-    keys, where = xp.unique(xp.concatenate([ka, kb]), return_inverse=True)
-    summed = xp.zeros((keys.shape[0],) + va.shape[1:], dtype=va.dtype)
-    xp.add.at(summed, where.reshape(-1), xp.concatenate([va, vb if sign > 0 else -vb]))
-    return _from_entries(lhs, keys, summed)
+    return _from_entries(lhs, *sum_by_id(xp, xp.concatenate([ka, kb]),
+                                         xp.concatenate([va, vb if sign > 0 else -vb])))
 
 
 def _intersection_product(lhs, rhs):
@@ -480,12 +479,29 @@ def _rows_of(rhs, ids):
     return rhs._data[ids]
 
 
-def _csr_times(xp, row_ids, values, rhs_rows, out_rows):
-    """``y[r] = Σ values[j] * rhs_rows[j]`` over the entries j of row r: a csr matrix
-    (entry j at ``row_ids[j]``) times the rows ``rhs_rows`` its entries pick."""
-    y = xp.zeros((out_rows, rhs_rows.shape[1]), dtype=rhs_rows.dtype)
-    xp.add.at(y, row_ids, values[:, None] * rhs_rows)
-    return y
+def _segment_sums(xp, values, indptr):
+    """Row i: the sum of ``values[indptr[i]:indptr[i + 1]]`` (zeros when empty), added in
+    order, as MXNet's csr kernels add."""
+    sums = xp.zeros((indptr.shape[0] - 1,) + values.shape[1:], dtype=values.dtype)
+    nonempty = xp.flatnonzero(indptr[1:] > indptr[:-1])
+    if nonempty.shape[0]:
+        # Empty segments between two non-empty ones have no entries: each reduceat
+        # slice runs exactly to the end of its segment.
+        sums[nonempty] = xp.add.reduceat(values, indptr[nonempty], axis=0)
+    return sums
+
+
+def _csr_times(lhs, rhs_rows):
+    """``C @ R`` for the csr ``lhs`` = C, given ``rhs_rows`` = the rows of R its entries
+    pick (entry j: row ``indices[j]`` of R)."""
+    return _segment_sums(lhs._xp, lhs._values[:, None] * rhs_rows, lhs._indptr)
+
+
+def _csr_transpose_times(lhs, rhs_rows):
+    """``C.T @ R`` for the csr ``lhs`` = C, given ``rhs_rows`` = the rows of R of each
+    entry's row: ``(rows present, their values)`` — one row per column of C that holds
+    an entry."""
+    return sum_by_id(lhs._xp, lhs._col_indices, lhs._values[:, None] * rhs_rows)
 
 
 def _check_csr_dot(lhs, rhs, transpose_a):
@@ -504,28 +520,21 @@ def _check_csr_dot(lhs, rhs, transpose_a):
 def _csr_dot(lhs, rhs, transpose_a):
     """``lhs @ rhs`` (dense) or ``lhs.T @ rhs`` (row_sparse) for a csr ``lhs``."""
     _check_csr_dot(lhs, rhs, transpose_a)
-    xp = lhs._xp
-    rows, cols, values = lhs._row_ids(), lhs._col_indices, lhs._values
+    rows, cols = lhs._row_ids(), lhs._col_indices
     with _backend.device_scope(lhs.context):
         if transpose_a:
-            # Row c of the result gathers the entries of column c: row_sparse, rows = columns
-            # that hold an entry.
-            present, where = xp.unique(cols, return_inverse=True)
-            y = RowSparseNDArray(_csr_times(xp, where.reshape(-1), values,
-                                            _rows_of(rhs, rows), present.shape[0]),
-                                 present.astype(np.int64), (lhs.shape[1], rhs.shape[1]),
-                                 lhs.context)
+            present, values = _csr_transpose_times(lhs, _rows_of(rhs, rows))
+            y = RowSparseNDArray(values, present, (lhs.shape[1], rhs.shape[1]), lhs.context)
         else:
-            y = NDArray(_csr_times(xp, rows, values, _rows_of(rhs, cols),
-                                   lhs.shape[0]), lhs.context)
+            y = NDArray(_csr_times(lhs, _rows_of(rhs, cols)), lhs.context)
 
     def backward(g):
         grad_lhs = grad_rhs = None
         if _graph.is_tracked(rhs):
             if transpose_a:   # d(C.T W) / dW = C g
-                grad_rhs = _csr_times(xp, rows, values, g[cols], lhs.shape[0])
-            else:             # d(C W) / dW = C.T g: only the rows of columns present
-                grad_rhs = _graph.RowGrad(cols, values[:, None] * g[rows], rhs.shape)
+                grad_rhs = _csr_times(lhs, g[cols])
+            else:             # d(C W) / dW = C.T g: only the rows of the columns present
+                grad_rhs = _graph.RowGrad(*_csr_transpose_times(lhs, g[rows]), rhs.shape)
         if _graph.is_tracked(lhs):
             dense_rhs = rhs._data
             grad_lhs = dense_rhs @ g.T if transpose_a else g @ dense_rhs.T
