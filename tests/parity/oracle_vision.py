@@ -4,18 +4,15 @@
 
 Runs every case of :mod:`vision_parity_driver` with the real ``mxnet`` — the fixed-factor
 colour cases through MXNet's ``nd.image`` operators with equal low and high factors —
-and writes ``"<case id>|<name>"`` arrays plus ``__meta__`` (JSON: the MXNet version and
-the error of every case that raised unexpectedly).
+and saves the results with :func:`oracle_runner.run_and_save`.
 """
-import json
+import functools
 import os
 import sys
-import traceback
-
-import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import vision_parity_driver as driver  # noqa: E402  (this directory, not an installed package)
+from oracle_runner import run_and_save  # noqa: E402
 
 import mxnet as mx  # noqa: E402
 
@@ -28,28 +25,13 @@ def adjust(kind, image, alpha):
     return getattr(mx.nd.image, 'random_' + kind)(x, alpha, alpha).asnumpy()
 
 
-def main(results_path):
-    results, errors = {}, {}
-    runs = [(case, lambda c: driver.run_transform_case(mx, c))
-            for case in driver.transform_cases()]
-    runs += [(case, lambda c: driver.run_colour_case(adjust, c)) for case in driver.colour_cases()]
-    runs += [(case, lambda c: driver.run_distribution_case(mx, c))
-             for case in driver.distribution_cases()]
-    for case, run in runs:
-        try:
-            out = run(case)
-        except Exception as exc:  # recorded per case; the test side reports it
-            errors[case['id']] = {'type': type(exc).__name__, 'message': str(exc)[-2000:],
-                                  'traceback': traceback.format_exc(limit=4)}
-            continue
-        for name, array in out.items():
-            results['%s|%s' % (case['id'], name)] = array
-    meta = {'mxnet_version': mx.__version__, 'errors': errors}
-    results['__meta__'] = np.array(json.dumps(meta))
-    np.savez(results_path, **results)
-
-
 if __name__ == '__main__':
     if len(sys.argv) != 2:
         sys.exit('usage: oracle_vision.py RESULTS.npz')
-    main(sys.argv[1])
+    runs = [(case['id'], functools.partial(driver.run_transform_case, mx, case))
+            for case in driver.transform_cases()]
+    runs += [(case['id'], functools.partial(driver.run_colour_case, adjust, case))
+             for case in driver.colour_cases()]
+    runs += [(case['id'], functools.partial(driver.run_distribution_case, mx, case))
+             for case in driver.distribution_cases()]
+    run_and_save(runs, sys.argv[1], mx.__version__)

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import metric_parity_driver as driver
-from conftest import HERE, load_oracle_npz, run_oracle
+from conftest import HERE, load_oracle_npz, oracle_case_arrays, run_oracle
 
 ORACLE_SCRIPT = HERE / 'oracle_metric.py'
 VALUE_CASES = driver.metric_cases()
@@ -30,23 +30,10 @@ def metric_oracle(tmp_path_factory):
     return load_oracle_npz(results_path)
 
 
-def _expected(metric_oracle, case_id):
-    results, meta = metric_oracle
-    if case_id in meta['errors']:
-        err = meta['errors'][case_id]
-        pytest.fail('MXNet 1.9.1 raised on case %s: %s: %s\n%s' % (
-            case_id, err['type'], err['message'], err['traceback']), pytrace=False)
-    prefix = case_id + '|'
-    out = {k[len(prefix):]: v for k, v in results.items() if k.startswith(prefix)}
-    if not out:
-        pytest.fail('the oracle returned nothing for case %s' % case_id, pytrace=False)
-    return out
-
-
 @pytest.mark.parametrize('case', VALUE_CASES, ids=[c['id'] for c in VALUE_CASES])
 def test_metric_matches_mxnet(case, metric_oracle):
     import gluonedu
-    expected = _expected(metric_oracle, case['id'])
+    expected = oracle_case_arrays(*metric_oracle, case['id'])
     got = driver.run_metric_case(gluonedu, case)
     assert sorted(got) == sorted(expected)
     for name in sorted(expected):
@@ -64,5 +51,5 @@ def test_metric_matches_mxnet(case, metric_oracle):
 @pytest.mark.parametrize('case', ERROR_CASES, ids=[c['id'] for c in ERROR_CASES])
 def test_metric_error_type_matches_mxnet(case, metric_oracle):
     import gluonedu
-    expected = _expected(metric_oracle, case['id'])
+    expected = oracle_case_arrays(*metric_oracle, case['id'])
     assert str(driver.run_error_case(gluonedu, case)['error']) == str(expected['error'])

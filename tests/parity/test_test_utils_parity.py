@@ -11,7 +11,7 @@ import pytest
 
 import test_utils_parity_driver as driver
 import vision_files
-from conftest import HERE, load_oracle_npz, run_oracle
+from conftest import HERE, load_oracle_npz, oracle_case_arrays, run_oracle
 
 ORACLE_SCRIPT = HERE / 'oracle_test_utils.py'
 
@@ -34,11 +34,8 @@ def test_utils_oracle(tmp_path_factory):
 @pytest.mark.parametrize('name', sorted(driver.CASES))
 def test_test_utils_match_mxnet(name, test_utils_oracle, monkeypatch):
     import gluonedu
-    workdir, (results, meta) = test_utils_oracle
-    if name in meta['errors']:
-        err = meta['errors'][name]
-        pytest.fail('MXNet 1.9.1 raised on %s: %s: %s' % (name, err['type'], err['message']))
-    expected = {k[len(name) + 1:]: v for k, v in results.items() if k.startswith(name + '|')}
+    workdir, oracle = test_utils_oracle
+    expected = oracle_case_arrays(*oracle, name)
     monkeypatch.chdir(workdir)
     got = driver.run_case(gluonedu, name)
     assert sorted(got) == sorted(expected)

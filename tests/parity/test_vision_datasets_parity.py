@@ -12,7 +12,7 @@ import pytest
 
 import datasets_parity_driver as driver
 import vision_files
-from conftest import HERE, load_oracle_npz, run_oracle
+from conftest import HERE, load_oracle_npz, oracle_case_arrays, run_oracle
 
 ORACLE_SCRIPT = HERE / 'oracle_vision_datasets.py'
 
@@ -50,12 +50,8 @@ def datasets_oracle(tmp_path_factory):
 @pytest.mark.parametrize('case_id', sorted(driver.DATASETS))
 def test_dataset_reads_what_mxnet_reads(case_id, datasets_oracle):
     import gluonedu
-    data_root, (results, meta) = datasets_oracle
-    if case_id in meta['errors']:
-        err = meta['errors'][case_id]
-        pytest.fail('MXNet 1.9.1 raised on %s: %s: %s' % (case_id, err['type'], err['message']))
-    prefix = case_id + '|'
-    expected = {k[len(prefix):]: v for k, v in results.items() if k.startswith(prefix)}
+    data_root, oracle = datasets_oracle
+    expected = oracle_case_arrays(*oracle, case_id)
     got = driver.read_dataset(gluonedu, case_id, data_root)
     assert sorted(got) == sorted(expected)
     for name in sorted(expected):

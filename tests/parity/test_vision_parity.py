@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 import vision_parity_driver as driver
-from conftest import HERE, load_oracle_npz, run_oracle
+from conftest import HERE, load_oracle_npz, oracle_case_arrays, run_oracle
 
 ORACLE_SCRIPT = HERE / 'oracle_vision.py'
 TRANSFORM_CASES = driver.transform_cases()
@@ -35,19 +35,6 @@ def vision_oracle(tmp_path_factory):
     return load_oracle_npz(results_path)
 
 
-def _expected(vision_oracle, case_id):
-    results, meta = vision_oracle
-    if case_id in meta['errors']:
-        err = meta['errors'][case_id]
-        pytest.fail('MXNet 1.9.1 raised on case %s: %s: %s\n%s' % (
-            case_id, err['type'], err['message'], err['traceback']), pytrace=False)
-    prefix = case_id + '|'
-    out = {k[len(prefix):]: v for k, v in results.items() if k.startswith(prefix)}
-    if not out:
-        pytest.fail('the oracle returned nothing for case %s' % case_id, pytrace=False)
-    return out
-
-
 def _assert_same_pixels(got, want, case_id):
     assert got.shape == want.shape, case_id
     np.testing.assert_array_equal(got, want, err_msg=case_id)
@@ -56,7 +43,7 @@ def _assert_same_pixels(got, want, case_id):
 @pytest.mark.parametrize('case', TRANSFORM_CASES, ids=[c['id'] for c in TRANSFORM_CASES])
 def test_transform_matches_mxnet(case, vision_oracle):
     import gluonedu
-    expected = _expected(vision_oracle, case['id'])
+    expected = oracle_case_arrays(*vision_oracle, case['id'])
     got = driver.run_transform_case(gluonedu, case)
     if 'error' in expected or 'error' in got:
         assert str(got.get('error')) == str(expected.get('error')), case['id']
@@ -76,7 +63,7 @@ def _gluonedu_adjust(kind, image, alpha):
 
 @pytest.mark.parametrize('case', COLOUR_CASES, ids=[c['id'] for c in COLOUR_CASES])
 def test_colour_adjustment_matches_mxnet(case, vision_oracle):
-    expected = _expected(vision_oracle, case['id'])['out']
+    expected = oracle_case_arrays(*vision_oracle, case['id'])['out']
     got = driver.run_colour_case(_gluonedu_adjust, case)['out']
     assert got.dtype == expected.dtype
     _assert_same_pixels(got, expected, case['id'])
@@ -92,7 +79,7 @@ def _ks_distance(a, b):
 @pytest.mark.parametrize('case', DISTRIBUTION_CASES, ids=[c['id'] for c in DISTRIBUTION_CASES])
 def test_random_transform_has_mxnets_distribution(case, vision_oracle):
     import gluonedu
-    expected = _expected(vision_oracle, case['id'])['stat']
+    expected = oracle_case_arrays(*vision_oracle, case['id'])['stat']
     got = driver.run_distribution_case(gluonedu, case)['stat']
     assert len(set(np.round(got, 6))) > 1, 'the transform never changed'
     assert _ks_distance(got, expected) < KS_CRITICAL, (case['id'], got.mean(), expected.mean())
