@@ -141,3 +141,23 @@ def test_unsupported_resize_inputs_raise_mxnet_error():
         T.Resize(4)(IMAGE.astype('int64'))
     with pytest.raises(mx.MXNetError, match='interpolation'):
         T.Resize(4, interpolation=5)(IMAGE)
+
+
+def test_rotate_a_quarter_turn_is_rot90():
+    tensor = RNG.rand(2, 5, 5).astype(np.float32)
+    out = T.Rotate(90)(nd.array(tensor)).asnumpy()
+    np.testing.assert_allclose(out, np.rot90(tensor, 1, axes=(1, 2)), atol=1e-6)
+    with pytest.raises(TypeError, match='float32'):
+        T.Rotate(90)(IMAGE)                     # pixels: call it after ToTensor
+
+
+def test_random_rotation_zooms_and_probability():
+    ones = nd.ones((1, 9, 9))
+    mx.random.seed(4)
+    zoomed_in = T.RandomRotation((20, 40), zoom_in=True)(ones).asnumpy()
+    assert zoomed_in.min() > 0.99                # no empty corner
+    corners = T.RandomRotation((20, 40))(ones).asnumpy()
+    assert corners[0, 0, 0] == 0                # an empty corner
+    kept = sum(T.RandomRotation((20, 40), rotate_with_proba=0.25)(ones) is ones
+               for _ in range(200))
+    assert 120 < kept < 180

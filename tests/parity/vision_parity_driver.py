@@ -76,6 +76,10 @@ def transform_cases():
         _t('cropresize-size', ['CropResize', 1, 2, 5, 4, 3, 1], (10, 14, 3)),
         _t('cropresize-size-tuple', ['CropResize', 0, 3, 9, 6, [4, 11], 2], (10, 14, 3)),
         _t('cropresize-batch', ['CropResize', 2, 1, 6, 7, [3, 3], 3], (2, 10, 14, 3)),
+        _t('rotate', ['Rotate', 30], (3, 9, 13), 'float32'),
+        _t('rotate-negative-zoom-in', ['Rotate', -45, True], (1, 12, 7), 'float32'),
+        _t('rotate-zoom-out', ['Rotate', 170, False, True], (3, 9, 13), 'float32'),
+        _t('rotate-batch', ['Rotate', 90], (2, 3, 8, 8), 'float32'),
         _t('compose', ['Compose', [['Resize', 16], ['CenterCrop', 12], ['ToTensor'],
                                    ['Normalize', [0.485, 0.456, 0.406],
                                     [0.229, 0.224, 0.225]]]], (20, 30, 3)),
@@ -125,6 +129,13 @@ ERROR_SPECS = [
     ('hue-four-channels', ['RandomHue', 0.5], (10, 14, 4), 'uint8'),
     ('lighting-2d', ['RandomLighting', 0.1], (10, 14), 'uint8'),
     ('jitter-batch', ['RandomColorJitter', 0.1, 0.1, 0.1, 0.1], (2, 10, 14, 3), 'uint8'),
+    ('rotate-float64', ['Rotate', 10], (3, 4, 4), 'float64'),
+    ('rotate-uint8', ['RandomRotation', [0, 10]], (4, 4, 3), 'uint8'),
+    ('rotate-two-zooms', ['Rotate', 10, True, True], (3, 4, 4), 'float32'),
+    ('rotate-2d', ['Rotate', 10], (4, 4), 'float32'),
+    ('rotation-unordered-limits', ['RandomRotation', [10, -10]], (3, 4, 4), 'float32'),
+    ('rotation-probability', ['RandomRotation', [-10, 10], False, False, 1.5], (3, 4, 4),
+     'float32'),
 ]
 
 
@@ -139,9 +150,8 @@ def build(transforms, spec):
 def run_transform_case(mx, case):
     """``{'out': result}`` (or ``{'error': type name}``) of one transform case."""
     image = mx.nd.array(_image(case['seed'], case['shape'], case['dtype']), dtype=case['dtype'])
-    transform = build(mx.gluon.data.vision.transforms, case['spec'])
     try:
-        out = transform(image)
+        out = build(mx.gluon.data.vision.transforms, case['spec'])(image)
         result = {'out': out.asnumpy(), 'dtype': np.array(np.dtype(out.dtype).name)}
     except Exception as exc:  # the type is the result
         return {'error': np.array(type(exc).__name__)}
@@ -194,6 +204,9 @@ DISTRIBUTIONS = {
     'jitter-brightness': (['RandomColorJitter', 0.5], 'float', _brightness_factor),
     'resized-crop-area': (['RandomResizedCrop', [4, 4], [0.2, 1.0]], 'ramp',
                           lambda o, i: float(o[-1, -1, 0]) - float(o[0, 0, 0])),
+    'rotation': (['RandomRotation', [-40, 40]], 'tensor', lambda o, i: float(o.mean())),
+    'rotation-probability': (['RandomRotation', [10, 40], False, True, 0.4], 'tensor',
+                             lambda o, i: float(o.mean())),
     'apply': (['RandomApply', ['Cast', 'float64'], 0.3], 'ramp',
               lambda o, i: float(np.dtype(o.dtype).itemsize)),
 }
@@ -202,6 +215,8 @@ DISTRIBUTIONS = {
 def _distribution_image(kind):
     if kind == 'ramp':
         return (np.arange(16 * 20 * 3) % 251).reshape(16, 20, 3).astype('uint8')
+    if kind == 'tensor':
+        return np.ones((1, 9, 9), 'float32')
     if kind == 'red':
         return np.tile(np.array([200, 30, 30], 'uint8'), (2, 2, 1))
     return np.random.RandomState(5).rand(8, 8, 3).astype('float32')

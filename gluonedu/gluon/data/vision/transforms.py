@@ -17,9 +17,6 @@ The random transforms draw from gluonedu's generator of ``cpu(0)``, so ``mx.rand
 makes a run of augmentations reproducible (MXNet draws them from its own generators, or,
 for :class:`RandomResizedCrop` and :class:`RandomApply`, from Python's ``random``: the
 distributions are the same, the draws are not).
-
-(Not provided: ``Rotate`` and ``RandomRotation``, MXNet's bilinear-sampler rotations of
-float32 tensors.)
 """
 import numbers
 
@@ -34,7 +31,7 @@ from . import _image, _resize
 __all__ = ['Compose', 'Cast', 'ToTensor', 'Normalize', 'RandomResizedCrop', 'CropResize',
            'CenterCrop', 'Resize', 'RandomFlipLeftRight', 'RandomFlipTopBottom',
            'RandomBrightness', 'RandomContrast', 'RandomSaturation', 'RandomHue',
-           'RandomColorJitter', 'RandomLighting', 'RandomApply']
+           'RandomColorJitter', 'RandomLighting', 'RandomApply', 'Rotate', 'RandomRotation']
 
 
 def _generator():
@@ -391,3 +388,63 @@ class RandomApply(Sequential):
         if self.p < _generator().random():
             return x
         return self.transforms(x)
+
+
+class Rotate(Block):
+    """Turn a (C, H, W) float32 tensor, or an (N, C, H, W) batch, by ``rotation_degrees``
+    about its center, keeping its shape (use it after :class:`ToTensor`).
+
+    Parameters
+    ----------
+    rotation_degrees : float
+    zoom_in : bool, default False
+        Enlarge the result so that no empty (zero) corner shows.
+    zoom_out : bool, default False
+        Shrink the result so that the whole image shows.
+    """
+
+    def __init__(self, rotation_degrees, zoom_in=False, zoom_out=False):
+        super().__init__()
+        self._args = (rotation_degrees, zoom_in, zoom_out)
+
+    def forward(self, x):
+        if x.dtype is not np.float32:
+            raise TypeError("This transformation only supports float32. Consider calling it "
+                            "after ToTensor")
+        return _image.rotate(x, *self._args)
+
+
+class RandomRotation(Block):
+    """With probability ``rotate_with_proba``, turn a float32 tensor (or each image of a
+    batch) by an angle drawn from U[angle_limits] degrees; see :class:`Rotate`.
+
+    Parameters
+    ----------
+    angle_limits : (float, float)
+        The lower and upper angle, lower < upper.
+    zoom_in, zoom_out : bool, default False
+    rotate_with_proba : float, default 1.0
+    """
+
+    def __init__(self, angle_limits, zoom_in=False, zoom_out=False, rotate_with_proba=1.0):
+        super().__init__()
+        lower, upper = angle_limits
+        if lower >= upper:
+            raise ValueError("`angle_limits` must be an ordered tuple (lower, upper), got %r"
+                             % (angle_limits,))
+        if rotate_with_proba < 0 or rotate_with_proba > 1:
+            raise ValueError("Probability of rotating the image should be between 0 and 1, "
+                             "got %r" % (rotate_with_proba,))
+        self._limits = (lower, upper)
+        self._zoom = (zoom_in, zoom_out)
+        self._rotate_with_proba = rotate_with_proba
+
+    def forward(self, x):
+        gen = _generator()
+        if gen.random() > self._rotate_with_proba:
+            return x
+        if x.dtype is not np.float32:
+            raise TypeError("This transformation only supports float32. Consider calling it "
+                            "after ToTensor")
+        angles = gen.uniform(*self._limits, size=None if x.ndim == 3 else x.shape[0])
+        return _image.rotate(x, angles if x.ndim != 3 else float(angles), *self._zoom)
