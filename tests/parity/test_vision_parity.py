@@ -1,9 +1,9 @@
 """``gluon.data.vision.transforms`` against MXNet 1.9.1.
 
 * Deterministic transforms (ToTensor, Normalize, Cast, Resize over every interpolation,
-  dtype and channel count, CenterCrop, CropResize, Compose) on the same seeded images:
-  the pixels must be bit-identical, float results included, dtypes too, and bad input
-  must raise MXNet's exception type.
+  dtype and channel count, CenterCrop, CropResize, Rotate, Compose) on the same seeded
+  images: the pixels must be bit-identical, float results included, dtypes too, and bad
+  input must raise MXNet's exception type.
 * Colour adjustments by a fixed factor (brightness, contrast, hue, lighting):
   bit-identical pixels. (Saturation follows the documented formula, not MXNet 1.9.1's: see
   docs/divergences.md and tests/gluon/test_vision_transforms.py.)

@@ -14,9 +14,9 @@ and give MXNet 1.9.1's pixels (see ``_resize.py``); the colour transforms follow
 kernels.
 
 The random transforms draw from gluonedu's generator of ``cpu(0)``, so ``mx.random.seed``
-makes a run of augmentations reproducible (MXNet draws them from its own generators, or,
-for :class:`RandomResizedCrop` and :class:`RandomApply`, from Python's ``random``: the
-distributions are the same, the draws are not).
+makes a run of augmentations reproducible (MXNet draws them from its own generators,
+Python's ``random`` or NumPy's global generator: the distributions are the same, the
+draws are not).
 """
 import numbers
 
