@@ -281,6 +281,18 @@ def _optimizer_updates(mx, inputs, _):
     return out
 
 
+def _random_csr(mx, inputs, _):
+    """rand_ndarray's 'powerlaw' csr: its structure (the values come from Python's
+    random module in MXNet, NumPy's here) and the range of its values."""
+    out = {}
+    for shape, density in (((5, 16), 0.3), ((6, 4), 0.9), ((4, 10), 0.2)):
+        x = mx.test_utils.rand_ndarray(shape, 'csr', density=density, distribution='powerlaw')
+        key = '%dx%d' % shape
+        out[key + '_indptr'], out[key + '_indices'] = x.indptr, x.indices
+        out[key + '_in_range'] = (x.data > 1) * (x.data < 3)
+    return out
+
+
 # errors: each case raises; both sides must raise the same class
 def _error(fn):
     def case(mx, inputs, _):
@@ -330,6 +342,9 @@ _E = {
     'err_div_same_shape': lambda mx, i: (_small(mx, i) / mx.nd.ones((4, 3))).asnumpy(),
     'err_add_dtypes': lambda mx, i: (_small(mx, i) + _small(mx, i).astype('float64')).asnumpy(),
     'err_kv_push_csr': lambda mx, i: _push_csr(mx, i),
+    'err_powerlaw_too_sparse': lambda mx, i: mx.test_utils.rand_ndarray(
+        (4, 10), 'csr', density=0.05, distribution='powerlaw'),
+    'err_csr_density': lambda mx, i: mx.test_utils.rand_ndarray((4, 10), 'csr', density=1.5),
     'err_adagrad_csr_grad': lambda mx, i: _adagrad_csr_grad(mx, i),
 }
 # Invalid (data, indices, indptr): MXNet stores them and check_format() raises; gluonedu
@@ -365,7 +380,8 @@ def _adagrad_csr_grad(mx, inputs):
 OP_CASES = {'construction': _construction, 'properties': _properties, 'slicing': _slicing,
             'arithmetic': _arithmetic, 'in_place': _in_place, 'elementwise': _elementwise,
             'reductions': _reductions, 'dots': _dots, 'dot_gradients': _dot_gradients,
-            'save_load': _save_load, 'optimizer_updates': _optimizer_updates}
+            'save_load': _save_load, 'optimizer_updates': _optimizer_updates,
+            'random_csr': _random_csr}
 OP_CASES.update({name: _error(fn) for name, fn in _E.items()})
 
 
