@@ -29,7 +29,7 @@ import numpy as np
 from .. import optimizer as opt
 from ..base import MXNetError
 from ..ndarray import NDArray
-from ..ndarray.io import atomic_write
+from ..files import atomic_write
 from ..optimizer.serialization import decode, dumps_states, read_document
 from .utils import shape_is_known
 

@@ -79,7 +79,7 @@ import re
 
 import numpy as np
 
-from ..ndarray.io import atomic_write
+from ..files import atomic_write
 from .events import BUS, KINDS
 
 __all__ = ['Recorder', 'Row', 'COLUMNS', 'ALWAYS_KEPT']

@@ -69,7 +69,7 @@ from ..base import MXNetError
 from ..context import cpu
 from ..instrument.events import BUS
 from ..ndarray import NDArray
-from ..ndarray.io import atomic_write
+from ..files import atomic_write
 from ..ndarray.sparse import RowSparseNDArray
 from ..optimizer import get_updater
 from ..optimizer.serialization import dumps_states, loads_states

@@ -51,7 +51,7 @@ from ..base import MXNetError
 from ..context import cpu_pinned
 from ..instrument.events import BUS
 from ..ndarray import NDArray
-from ..ndarray.io import atomic_write
+from ..files import atomic_write
 from ..ndarray.sparse import RowSparseNDArray
 from .base import KVStoreBase, check_push_storage, optimizer_capability
 from .compression import compressed_nbytes, create_compression

@@ -19,8 +19,6 @@ using, since ``_index_update_count`` is an alias into ``_all_index_update_counts
 Loading checks the format and that every referenced array is present.
 """
 import io
-import json
-import zipfile
 
 import numpy as np
 
@@ -28,7 +26,7 @@ from .. import lr_scheduler as _lr_scheduler
 from ..base import MXNetError
 from ..context import Context
 from ..ndarray import NDArray, from_numpy
-from ..ndarray.io import _npy_bytes, _read_npy
+from ..ndarray.archive import ArchiveReader, write_archive
 from ..ndarray.sparse import RowSparseNDArray, row_sparse_array
 from .optimizer import Optimizer
 
@@ -36,6 +34,9 @@ __all__ = ['dumps_states', 'loads_states', 'read_document', 'encode', 'decode']
 
 FORMAT = 'gluonedu.optimizer-states'
 VERSION = 1
+DOCUMENT = 'states.json'
+#: The largest states document read (about 100 bytes per parameter and state array).
+MAX_DOCUMENT_BYTES = 64 << 20
 
 
 def _parse_ctx(text):
@@ -159,10 +160,8 @@ def dumps_states(states, optimizer=None, extra=None):
     if extra is not None:
         document['extra'] = extra
     buf = io.BytesIO()
-    with zipfile.ZipFile(buf, 'w', compression=zipfile.ZIP_STORED) as zf:
-        zf.writestr('states.json', json.dumps(document))
-        for k, host in enumerate(encoder.arrays):
-            zf.writestr('%d.npy' % k, _npy_bytes(host))
+    write_archive(buf, DOCUMENT, document, [('%d.npy' % k, host)
+                                            for k, host in enumerate(encoder.arrays)])
     return buf.getvalue()
 
 
@@ -175,24 +174,19 @@ def read_document(data):
     if not isinstance(data, (bytes, bytearray)):
         raise TypeError("optimizer states must be bytes from get_states(), got %s"
                         % type(data).__name__)
-    try:
-        zf = zipfile.ZipFile(io.BytesIO(data))
-        document = json.loads(zf.read('states.json'))
-    except (zipfile.BadZipFile, KeyError, ValueError):
-        raise MXNetError("these bytes are not optimizer states written by gluonedu "
-                         "(get_states / save_optimizer_states); were they written by another "
-                         "program, or truncated?") from None
-    with zf:
-        if not isinstance(document, dict):
-            document = {}
-        if document.get('format') != FORMAT or document.get('version') != VERSION:
-            raise MXNetError("optimizer states of format %r version %r; this gluonedu reads %s "
-                             "version %d" % (document.get('format'), document.get('version'),
-                                             FORMAT, VERSION))
+    with ArchiveReader(data, 'these optimizer states') as reader:
+        document = reader.document(DOCUMENT, MAX_DOCUMENT_BYTES)
+        if not isinstance(document, dict) or document.get('format') != FORMAT or \
+                document.get('version') != VERSION:
+            found = (document.get('format'), document.get('version')) \
+                if isinstance(document, dict) else type(document).__name__
+            raise MXNetError("these are not optimizer states gluonedu wrote (format, version: "
+                             "%s); this gluonedu reads %s version %d"
+                             % (str(found)[:80], FORMAT, VERSION))
         arrays = {}
-        for member in zf.namelist():
+        for member in reader.members:
             if member.endswith('.npy') and member[:-4].isdigit():
-                arrays[int(member[:-4])] = _read_npy(zf, member, 'optimizer states')
+                arrays[int(member[:-4])] = reader.array(member)
     return document, arrays
 
 
