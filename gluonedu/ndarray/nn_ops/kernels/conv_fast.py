@@ -1,0 +1,118 @@
+"""Convolution as one matrix product per group (im2col + BLAS), same contract as
+:mod:`.conv_reference`.
+
+The data is moved to channel-last order ``(N, *S, C)`` and padded; a strided view
+(:func:`.windows.window_view`) exposes every window, and one copy lays the windows out
+as the rows of a matrix ``cols`` of shape ``(M, G, prod(K)·C/G)``, ``M = N·prod(out)``:
+row ``m`` holds the patch that output position ``m`` sees. Then, per group,
+
+    y    = cols  · Wᵀ        (M, O/G)      forward
+    dW   = colsᵀ · dy        (K·C/G, O/G)  weight gradient
+    dcols = dy   · W         (M, K·C/G)    input gradient, before "col2im"
+
+where ``W`` is the group's weight as a ``(O/G, K·C/G)`` matrix in the same (kernel
+offset, channel) order. "col2im" adds each column block of ``dcols`` back onto the
+window positions it came from: one strided addition per kernel offset. Channel-last
+order makes each copy read and write contiguous runs of channels, and puts the long
+``M`` axis first, the orientation in which OpenBLAS's SGEMM is fastest.
+"""
+import numpy as np
+
+from . import blas
+from .windows import conv_output_size, offset_slices, window_view
+
+__all__ = ['forward', 'backward_data', 'backward_weight']
+
+
+def _out_size(x_shape, kernel, stride, pad, dilate):
+    return tuple(conv_output_size(n, k, s, p, d)
+                 for n, k, s, p, d in zip(x_shape[2:], kernel, stride, pad, dilate))
+
+
+def _channels_last(xp, x, pad):
+    """``x`` as ``(N, *S, C)``, zero-padded on the spatial axes (one copy)."""
+    spatial = x.shape[2:]
+    out = xp.zeros((x.shape[0],) + tuple(n + 2 * p for n, p in zip(spatial, pad))
+                   + (x.shape[1],), dtype=x.dtype)
+    inner = tuple(slice(p, p + n) for p, n in zip(pad, spatial))
+    out[(slice(None),) + inner] = xp.moveaxis(x, 1, -1)
+    return out
+
+
+def _to_channels_first(xp, rows, batch, out_size):
+    """``(M, C)`` rows back to a contiguous ``(N, C, *out)`` array."""
+    y = rows.reshape((batch,) + tuple(out_size) + (rows.shape[-1],))
+    return xp.ascontiguousarray(xp.moveaxis(y, -1, 1))
+
+
+def _im2col(xp, x, kernel, stride, pad, dilate, groups, out_size):
+    """The windows of ``x`` as a ``(M, G, prod(kernel)·C/G)`` matrix (one copy)."""
+    xl = _channels_last(xp, x, pad)
+    nd = len(kernel)
+    view = window_view(xp, xl, kernel, stride, dilate, out_size, range(1, nd + 1))
+    # view: (N, *out, C, *K) -> (N, *out, G, *K, C/G): rows in (offset, channel) order
+    view = view.reshape(view.shape[:nd + 1] + (groups, x.shape[1] // groups) + tuple(kernel))
+    order = tuple(range(nd + 2)) + tuple(range(nd + 3, 2 * nd + 3)) + (nd + 2,)
+    rows = x.shape[0] * int(np.prod(out_size))
+    return view.transpose(order).reshape(rows, groups, -1)
+
+
+def _weight_matrices(xp, w, groups):
+    """``w`` (O, C/G, *K) as G matrices ``(prod(K)·C/G, O/G)`` matching :func:`_im2col`."""
+    nd = w.ndim - 2
+    per_group = w.reshape((groups, w.shape[0] // groups) + w.shape[1:])
+    # (G, O/G, C/G, *K) -> (G, *K, C/G, O/G)
+    order = (0,) + tuple(range(3, nd + 3)) + (2, 1)
+    return xp.ascontiguousarray(per_group.transpose(order)).reshape(
+        groups, -1, w.shape[0] // groups)
+
+
+def _per_group(xp, a, b):
+    """``a[g] @ b[g]`` for each group g (a plain 2-D product when there is one group)."""
+    if a.shape[0] == 1:
+        return blas.matmul(xp, a[0], b[0])[None]
+    return blas.matmul(xp, a, b)
+
+
+def forward(xp, x, w, stride, pad, dilate, groups):
+    """The convolution of ``x`` with ``w`` (no bias)."""
+    kernel = w.shape[2:]
+    out_size = _out_size(x.shape, kernel, stride, pad, dilate)
+    cols = _im2col(xp, x, kernel, stride, pad, dilate, groups, out_size)
+    y = _per_group(xp, cols.transpose(1, 0, 2), _weight_matrices(xp, w, groups))
+    y = y.transpose(1, 0, 2).reshape(cols.shape[0], -1)
+    return _to_channels_first(xp, y, x.shape[0], out_size)
+
+
+def backward_weight(xp, x, dy, w_shape, stride, pad, dilate, groups):
+    """The gradient of the convolution's weight (of shape ``w_shape``)."""
+    kernel, out_size = w_shape[2:], dy.shape[2:]
+    cols = _im2col(xp, x, kernel, stride, pad, dilate, groups, out_size)
+    dy_rows = xp.moveaxis(dy, 1, -1).reshape(-1, groups, w_shape[0] // groups)
+    dw = _per_group(xp, cols.transpose(1, 2, 0), dy_rows.transpose(1, 0, 2))
+    # (G, *K, C/G, O/G) -> (O, C/G, *K)
+    nd = len(kernel)
+    dw = dw.reshape((groups,) + tuple(kernel) + (w_shape[1], w_shape[0] // groups))
+    order = (0, nd + 2, nd + 1) + tuple(range(1, nd + 1))
+    return xp.ascontiguousarray(dw.transpose(order)).reshape(w_shape)
+
+
+def backward_data(xp, dy, w, x_shape, stride, pad, dilate, groups):
+    """The gradient of the convolution's input (of shape ``x_shape``)."""
+    kernel, out_size = w.shape[2:], dy.shape[2:]
+    nd = len(kernel)
+    dy_rows = xp.moveaxis(dy, 1, -1).reshape(-1, groups, w.shape[0] // groups)
+    weights = _weight_matrices(xp, w, groups)
+    dcols = _per_group(xp, dy_rows.transpose(1, 0, 2), weights.transpose(0, 2, 1))
+    dcols = dcols.transpose(1, 0, 2)
+    # (M, G, K·C/G) -> (N, *out, G, *K, C/G): one block per kernel offset
+    dcols = dcols.reshape((x_shape[0],) + tuple(out_size) + (groups,) + tuple(kernel)
+                          + (x_shape[1] // groups,))
+    padded = (x_shape[0],) + tuple(n + 2 * p for n, p in zip(x_shape[2:], pad)) + (x_shape[1],)
+    dxl = xp.zeros(padded, dtype=dy.dtype)
+    lead = (slice(None),) * (nd + 2)
+    for k in np.ndindex(*kernel):
+        block = dcols[lead + k].reshape(dcols.shape[:nd + 1] + (x_shape[1],))
+        dxl[(slice(None),) + offset_slices(k, stride, dilate, out_size)] += block
+    crop = tuple(slice(p, p + n) for p, n in zip(pad, x_shape[2:]))
+    return xp.ascontiguousarray(xp.moveaxis(dxl[(slice(None),) + crop], -1, 1))
