@@ -20,7 +20,8 @@ __all__ = ['Conv1D', 'Conv2D', 'Conv3D', 'Conv1DTranspose', 'Conv2DTranspose',
 
 
 def _tuple(value, n):
-    return (value,) * n if isinstance(value, numeric_types) else tuple(value)
+    """A number repeated ``n`` times; a sequence as given (kept as MXNet keeps it)."""
+    return (value,) * n if isinstance(value, numeric_types) else value
 
 
 class _Conv(HybridBlock):

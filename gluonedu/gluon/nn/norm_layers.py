@@ -115,9 +115,6 @@ class BatchNormReLU(_BatchNorm):
                          beta_initializer, gamma_initializer, running_mean_initializer,
                          running_variance_initializer, in_channels, **kwargs)
 
-    def _alias(self):
-        return 'batchnorm'
-
 
 class _AffineNorm(HybridBlock):
     """The gamma/beta pair of LayerNorm, InstanceNorm and GroupNorm."""

@@ -68,8 +68,9 @@ def spatial_layout(op, layout, ndim, allowed):
     if layout is None:
         return
     if len(layout) != ndim or layout not in allowed:
+        fitting = sorted(a for a in allowed if a is not None and len(a) == ndim)
         raise MXNetError("%s: layout %s does not fit %d-D data; use one of %s"
-                         % (op, layout, ndim, sorted(a for a in allowed if len(a) == ndim)))
+                         % (op, layout, ndim, fitting))
 
 
 def axis_index(op, axis, ndim):

@@ -17,7 +17,9 @@ and one gradient (:func:`_normalized_backward`), with ``g = dy·γ``::
 
 BatchNorm at inference (``use_global_stats``, or outside training mode) uses the running
 ``moving_mean``/``moving_var`` instead of the batch's, and its gradient is then
-``dy · γ / √(moving_var + eps)``. As in MXNet 1.x, the running statistics move towards
+``dy · γ / √(moving_var + eps)``. With ``fix_gamma`` (the operator's default), γ is 1:
+as MXNet, the operator writes ones into ``gamma``. As in MXNet 1.x, the running
+statistics move towards
 the batch's during *backward*: ``moving = moving·momentum + batch·(1 − momentum)``, each
 time a gradient flows through a training-mode BatchNorm — a forward pass alone (even
 inside ``autograd.record()``) leaves them unchanged.
@@ -35,7 +37,7 @@ BATCH_NORM = OpDef('BatchNorm', inputs=('data', 'gamma', 'beta', 'moving_mean', 
                    params=(
     Param('eps', 'float', 1e-3, 'Added to the variance before the square root.'),
     Param('momentum', 'float', 0.9, 'Weight of the old value in the running averages.'),
-    Param('fix_gamma', 'bool', True, 'Use γ = 1 (and give γ a zero gradient).'),
+    Param('fix_gamma', 'bool', True, 'Use γ = 1: gamma is set to ones, its gradient is 0.'),
     Param('use_global_stats', 'bool', False, 'Normalize with the running statistics, '
           'also in training.'),
     Param('output_mean_var', 'bool', False, 'Also return the mean and 1/√(var + eps).'),
@@ -139,8 +141,9 @@ def _batch_norm(params, data=None, gamma=None, beta=None, moving_mean=None, movi
     axes = tuple(i for i in range(x.ndim) if i != axis)
     batch_stats = _graph.STATE.training and not params.use_global_stats
     with _backend.device_scope(data._ctx):
-        gamma_b = (xp.ones(channels, x.dtype).reshape(shape) if params.fix_gamma
-                   else gamma._data.reshape(shape))
+        if params.fix_gamma:
+            gamma._data[...] = 1  # as MXNet, which writes the ones into gamma
+        gamma_b = gamma._data.reshape(shape)
         if batch_stats:
             x_hat, mean, var, inv_std = _normalized(xp, x, axes, params.eps)
         else:

@@ -87,8 +87,10 @@ class BasicBlockV2(HybridBlock):
                            else None)
 
     def hybrid_forward(self, F, x):
+        residual = x
         x = F.Activation(self.bn1(x), act_type='relu')
-        residual = self.downsample(x) if self.downsample else x
+        if self.downsample:  # the shortcut starts after the first BN + ReLU only here
+            residual = self.downsample(x)
         x = self.conv1(x)
         x = self.conv2(F.Activation(self.bn2(x), act_type='relu'))
         return x + residual
@@ -109,8 +111,10 @@ class BottleneckV2(HybridBlock):
                            else None)
 
     def hybrid_forward(self, F, x):
+        residual = x
         x = F.Activation(self.bn1(x), act_type='relu')
-        residual = self.downsample(x) if self.downsample else x
+        if self.downsample:  # the shortcut starts after the first BN + ReLU only here
+            residual = self.downsample(x)
         x = self.conv1(x)
         x = self.conv2(F.Activation(self.bn2(x), act_type='relu'))
         x = self.conv3(F.Activation(self.bn3(x), act_type='relu'))

@@ -11,7 +11,7 @@ input ("col2im", one strided addition per offset); average and sum pooling add `
 import numpy as np
 
 from . import pool_reference
-from .pool_reference import padding, window_sizes
+from .pool_reference import lowest, padding, window_sizes
 from .windows import offset_slices, pad_spatial, window_view
 
 __all__ = ['forward', 'backward']
@@ -31,8 +31,7 @@ def forward(xp, x, kernel, stride, pad, out_size, pool_type, count_include_pad, 
         return pool_reference.forward(xp, x, kernel, stride, pad, out_size, pool_type,
                                       count_include_pad, p_value)
     if pool_type == 'max':
-        fill = -np.inf if np.issubdtype(x.dtype, np.floating) else np.iinfo(x.dtype).min
-        windows = _windows(xp, x, kernel, stride, pad, out_size, fill)
+        windows = _windows(xp, x, kernel, stride, pad, out_size, lowest(x.dtype))
         first_max = windows.argmax(axis=-1)
         y = xp.take_along_axis(windows, first_max[..., None], axis=-1)[..., 0]
         return y, first_max

@@ -19,7 +19,7 @@ import numpy as np
 
 from .windows import offset_slices, pad_spatial
 
-__all__ = ['forward', 'backward', 'window_sizes', 'padding']
+__all__ = ['forward', 'backward', 'window_sizes', 'padding', 'lowest']
 
 
 def padding(x_shape, kernel, stride, pad, out_size):
@@ -38,11 +38,13 @@ def window_sizes(xp, x_shape, kernel, stride, pad, out_size, count_include_pad, 
         if not count_include_pad:
             start, end = np.maximum(start, 0), np.minimum(end, n)
         size = np.multiply.outer(size, end - start)
-    return xp.asarray(size.astype(dtype))
+    # A 'full' window may lie wholly in the padding: its sum is 0, and so is its mean.
+    return xp.asarray(np.maximum(size, 1).astype(dtype))
 
 
-def _lowest(dtype):
-    return -np.inf if np.issubdtype(dtype, np.floating) else np.iinfo(dtype).min
+def lowest(dtype):
+    """The smallest finite value of ``dtype``: max pooling's padding (as MXNet's)."""
+    return np.finfo(dtype).min if np.issubdtype(dtype, np.floating) else np.iinfo(dtype).min
 
 
 def _power(x, p):
@@ -52,7 +54,7 @@ def _power(x, p):
 def forward(xp, x, kernel, stride, pad, out_size, pool_type, count_include_pad, p_value):
     """``(y, saved)``: the pooled array, and what :func:`backward` needs."""
     before, after = padding(x.shape, kernel, stride, pad, out_size)
-    fill = _lowest(x.dtype) if pool_type == 'max' else 0
+    fill = lowest(x.dtype) if pool_type == 'max' else 0
     xpad = pad_spatial(xp, x, before, after, fill)
     offsets = list(np.ndindex(*kernel))
     windows = (xpad[(slice(None), slice(None)) + offset_slices(k, stride, (1,) * len(k),
@@ -92,8 +94,10 @@ def backward(xp, dy, y, saved, x_shape, kernel, stride, pad, pool_type, count_in
         if pool_type == 'max':
             dxpad[window] += xp.where(saved == index, dy, 0)
         elif pool_type == 'lp' and p_value > 1:
-            # d(Σ x^p)^(1/p) / dx = (x / y)^(p-1)
-            dxpad[window] += dy * _power(saved[window] / y, p_value - 1)
+            # d(Σ x^p)^(1/p) / dx = (x / y)^(p-1), and 0 where the window is all zeros
+            with np.errstate(divide='ignore', invalid='ignore'):
+                ratio = xp.where(y == 0, 0, saved[window] / y)
+            dxpad[window] += dy * _power(ratio, p_value - 1)
         else:
             dxpad[window] += dy
     crop = tuple(slice(b, b + n) for b, n in zip(before, x_shape[2:]))
