@@ -4,7 +4,7 @@ A strided view of the padded input exposes the windows as trailing axes,
 ``(N, C, *out, *kernel)``; one copy flattens them to ``(N, C, *out, prod(kernel))`` and a
 single reduction along the last axis pools them all (``argmax`` keeps the first largest
 entry, the one MXNet's gradient goes to). The gradient of max pooling puts ``dy`` at
-each window's argmax in a zero array of that shape and adds the windows back onto the
+each window's argmax (zeros elsewhere) and adds the windows back onto the
 input ("col2im", one strided addition per offset); average and sum pooling add ``dy``
 (divided by the window sizes) at every offset, as the reference does.
 """
@@ -50,9 +50,8 @@ def backward(xp, dy, y, saved, x_shape, kernel, stride, pad, pool_type, count_in
                                        pool_type, count_include_pad, p_value)
     out_size = dy.shape[2:]
     nd = len(kernel)
-    dwin = xp.zeros(dy.shape + (int(np.prod(kernel)),), dtype=dy.dtype)
-    xp.put_along_axis(dwin, saved[..., None], dy[..., None], axis=-1)
-    dwin = dwin.reshape(dy.shape + tuple(kernel))
+    winner = saved[..., None] == xp.arange(int(np.prod(kernel)))
+    dwin = (winner * dy[..., None]).reshape(dy.shape + tuple(kernel))
     before, after = padding(x_shape, kernel, stride, pad, out_size)
     padded = x_shape[:2] + tuple(n + b + a for n, b, a in zip(x_shape[2:], before, after))
     dxpad = xp.zeros(padded, dtype=dy.dtype)
