@@ -24,8 +24,11 @@ the batch's during *backward*: ``moving = moving·momentum + batch·(1 − momen
 time a gradient flows through a training-mode BatchNorm — a forward pass alone (even
 inside ``autograd.record()``) leaves them unchanged.
 """
+import numpy as np
+
 from ... import _backend
 from ...base import MXNetError
+from . import kernels
 from .. import _graph
 from ..ndarray import NDArray
 from .common import axis_index, check_inputs, check_shape, float_dtype, record, shape_text
@@ -72,12 +75,12 @@ def _broadcast_shape(ndim, axis):
 
 
 def _normalized(xp, x, axes, eps):
-    """``(x̂, mean, var, 1/√(var + eps))`` over ``axes`` (statistics keep their dims)."""
+    """``(x̂, mean, 1/√(var + eps))`` over ``axes`` (statistics keep their dims)."""
     mean = x.mean(axis=axes, keepdims=True)
     centered = x - mean
     var = (centered * centered).mean(axis=axes, keepdims=True)
     inv_std = 1 / xp.sqrt(var + x.dtype.type(eps))
-    return centered * inv_std, mean, var, inv_std
+    return centered * inv_std, mean, inv_std
 
 
 def _normalized_backward(xp, dy, x_hat, inv_std, gamma_b, axes, param_axes):
@@ -104,7 +107,7 @@ def _normalize_along(op, data, gamma, beta, axes, param_axis, eps, outputs=None)
     shape = _broadcast_shape(x.ndim, param_axis)
     param_axes = tuple(i for i in range(x.ndim) if i != param_axis)
     with _backend.device_scope(data._ctx):
-        x_hat, mean, _, inv_std = _normalized(xp, x, axes, eps)
+        x_hat, mean, inv_std = _normalized(xp, x, axes, eps)
         gamma_b = gamma._data.reshape(shape)
         y = x_hat * gamma_b + beta._data.reshape(shape)
 
@@ -133,50 +136,47 @@ def _batch_norm(params, data=None, gamma=None, beta=None, moving_mean=None, movi
     check_inputs(op, (data, moving_mean, moving_var))
     xp, x = data._xp, data._data
     axis = axis_index(op, params.axis, x.ndim)
-    channels = (x.shape[axis],)
+    channels = x.shape[axis]
     for name, arr in (('gamma', gamma), ('beta', beta), ('moving_mean', moving_mean),
                       ('moving_var', moving_var)):
-        check_shape(op, name, arr.shape, channels)
-    shape = _broadcast_shape(x.ndim, axis)
-    axes = tuple(i for i in range(x.ndim) if i != axis)
+        check_shape(op, name, arr.shape, (channels,))
+    # (A, C, B) view: the channel axis between the product of the axes before and after it
+    x3 = x.reshape(int(np.prod(x.shape[:axis])), channels, -1)
+    bn = kernels.get('batchnorm')
     batch_stats = _graph.STATE.training and not params.use_global_stats
+    eps = x.dtype.type(params.eps)
     with _backend.device_scope(data._ctx):
         if params.fix_gamma:
             gamma._data[...] = 1  # as MXNet, which writes the ones into gamma
-        gamma_b = gamma._data.reshape(shape)
         if batch_stats:
-            x_hat, mean, var, inv_std = _normalized(xp, x, axes, params.eps)
+            mean, var = bn.stats(xp, x3)
         else:
-            mean = moving_mean._data.reshape(shape)
-            inv_std = 1 / xp.sqrt(moving_var._data.reshape(shape) + x.dtype.type(params.eps))
-            x_hat = (x - mean) * inv_std
-        y = x_hat * gamma_b + beta._data.reshape(shape)
+            mean, var = moving_mean._data, moving_var._data
+        inv_std = 1 / xp.sqrt(var + eps)
+        scale = gamma._data * inv_std
+        y = bn.normalize(xp, x3, mean, scale, beta._data).reshape(x.shape)
 
     def backward(grad):
+        g3 = grad.reshape(x3.shape)
         with _backend.device_scope(data._ctx):
             if batch_stats:
                 _update_running(moving_mean, mean, params.momentum)
                 _update_running(moving_var, var, params.momentum)
-                dx, dgamma, dbeta = _normalized_backward(xp, grad, x_hat, inv_std, gamma_b,
-                                                         axes, axes)
-            else:
-                dx = grad * gamma_b * inv_std
-                dgamma, dbeta = (grad * x_hat).sum(axis=axes), grad.sum(axis=axes)
-            if params.fix_gamma:
-                dgamma = xp.zeros_like(dgamma)
-        return dx, dgamma, dbeta, None, None
+            sum_dy, sum_dy_x_hat = bn.backward_sums(xp, x3, g3, mean, inv_std)
+            dx = bn.backward_data(xp, x3, g3, mean, inv_std, scale, sum_dy, sum_dy_x_hat,
+                                  batch_stats)
+            dgamma = xp.zeros_like(sum_dy_x_hat) if params.fix_gamma else sum_dy_x_hat
+        return dx.reshape(x.shape), dgamma, sum_dy, None, None
     result = record(y, data, (data, gamma, beta, moving_mean, moving_var), backward, op)
     if not params.output_mean_var:
         return result
-    return [result, NDArray(mean.reshape(channels), data._ctx),
-            NDArray(inv_std.reshape(channels), data._ctx)]
+    return [result, NDArray(xp.array(mean), data._ctx), NDArray(inv_std, data._ctx)]
 
 
 def _update_running(running, batch_value, momentum):
     """``running ← running·momentum + batch·(1 − momentum)``, in place."""
     dtype = running._data.dtype.type
-    running._data[...] = (running._data * dtype(momentum)
-                          + batch_value.reshape(running.shape) * dtype(1 - momentum))
+    running._data[...] = running._data * dtype(momentum) + batch_value * dtype(1 - momentum)
 
 
 # ---------------------------------------------------------------------- the others

@@ -10,6 +10,8 @@ family         reference (reads like the formula)            fast (the default)
                offsets, one channel product each              one BLAS product per group
 ``pool``       :mod:`.pool_reference`: a loop over window    :mod:`.pool_fast`: all
                offsets                                        windows, one reduction
+``batchnorm``  :mod:`.batchnorm_reference`: the formulas,    :mod:`.batchnorm_fast`: two
+               one NumPy operation each                       passes, compiled (numba)
 =============  ===========================================  ===========================
 
 Convolution serves ``Convolution`` and ``Deconvolution`` (whose forward pass is the
@@ -23,12 +25,14 @@ through them in a debugger::
 import contextlib
 import threading
 
-from . import conv_fast, conv_reference, pool_fast, pool_reference
+from . import (batchnorm_fast, batchnorm_reference, conv_fast, conv_reference, pool_fast,
+               pool_reference)
 
 __all__ = ['use_kernels', 'get', 'active']
 
 _FAMILIES = {'conv': {'reference': conv_reference, 'fast': conv_fast},
-             'pool': {'reference': pool_reference, 'fast': pool_fast}}
+             'pool': {'reference': pool_reference, 'fast': pool_fast},
+             'batchnorm': {'reference': batchnorm_reference, 'fast': batchnorm_fast}}
 
 
 class _Choice(threading.local):
@@ -44,7 +48,7 @@ def active():
 
 
 def get(family):
-    """The kernel module of ``family`` ('conv' or 'pool') the operators use now."""
+    """The kernel module of ``family`` ('conv', 'pool', 'batchnorm') the operators use now."""
     return _FAMILIES[family][_CHOICE.value]
 
 

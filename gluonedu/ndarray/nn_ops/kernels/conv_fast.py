@@ -15,6 +15,18 @@ offset, channel) order. "col2im" adds each column block of ``dcols`` back onto t
 window positions it came from: one strided addition per kernel offset. Channel-last
 order makes each copy read and write contiguous runs of channels, and puts the long
 ``M`` axis first, the orientation in which OpenBLAS's SGEMM is fastest.
+
+Stride-1, ungrouped convolutions on the CPU skip the ``cols`` copy ("shifted GEMMs"):
+with the padded data flattened to rows ``X`` of shape ``(N·prod(padded), C)``, the window
+tap at kernel offset ``k`` of output row ``m`` is input row ``m + off(k)``, so
+
+    Y[m]         = Σ_k X[m + off(k)] · W_k        one GEMM per offset, into Y in place
+    dX[m + off(k)] += dY[m] · W_kᵀ                (col2im for free)
+    dW_k         = X[off(k):]ᵀ · dY
+
+where every operand is a contiguous block of rows. ``Y`` is computed on the whole padded
+grid (the rows of windows that run off the edge are dropped afterwards, and ``dY`` is 0
+there): a little more arithmetic, no copies of the windows.
 """
 import numpy as np
 
@@ -70,22 +82,93 @@ def _weight_matrices(xp, w, groups):
 def _per_group(xp, a, b):
     """``a[g] @ b[g]`` for each group g (a plain 2-D product when there is one group)."""
     if a.shape[0] == 1:
-        return blas.matmul(xp, a[0], b[0])[None]
-    return blas.matmul(xp, a, b)
+        return (a[0] @ b[0])[None]
+    return xp.matmul(a, b)
 
 
-def forward(xp, x, w, stride, pad, dilate, groups):
-    """The convolution of ``x`` with ``w`` (no bias)."""
-    kernel = w.shape[2:]
-    out_size = _out_size(x.shape, kernel, stride, pad, dilate)
-    cols = _im2col(xp, x, kernel, stride, pad, dilate, groups, out_size)
+# ---------------------------------------------------------------------- shifted GEMMs
+#: Input channels from which shifted GEMMs beat one im2col GEMM (each of their products
+#: is only ``channels`` deep; below this, the many thin products cost more than the copy).
+SHIFTED_FROM_CHANNELS = 16
+
+
+def _shifted(xp, dtype, stride, groups, channels):
+    """Whether the shifted-GEMM kernels apply (see the module docstring)."""
+    return (groups == 1 and channels >= SHIFTED_FROM_CHANNELS and all(s == 1 for s in stride)
+            and blas.can_accumulate(xp, dtype))
+
+
+def _macs(x_shape, w_shape, out_size):
+    """Multiply-adds of the convolution (each of its three products has as many)."""
+    return x_shape[0] * int(np.prod(out_size)) * int(np.prod(w_shape))
+
+
+def _row_offsets(padded, kernel, dilate):
+    """For each kernel offset, how many rows of the flattened padded grid it shifts by."""
+    row_strides = [int(np.prod(padded[i + 1:])) for i in range(len(padded))]
+    return [sum(k * d * r for k, d, r in zip(offset, dilate, row_strides))
+            for offset in np.ndindex(*kernel)]
+
+
+def _taps(w):
+    """``w`` (O, C, *K) as one contiguous ``(C, O)`` matrix per kernel offset."""
+    return np.ascontiguousarray(np.moveaxis(w.reshape(w.shape[:2] + (-1,)), -1, 0)
+                                .transpose(0, 2, 1))
+
+
+def _grid_rows(dy, padded):
+    """``dy`` (N, O, *out) on the padded grid, as rows ``(N·prod(padded), O)``, 0 outside."""
+    rows = np.zeros((dy.shape[0],) + tuple(padded) + (dy.shape[1],), dtype=dy.dtype)
+    rows[(slice(None),) + tuple(slice(0, o) for o in dy.shape[2:])] = np.moveaxis(dy, 1, -1)
+    return rows.reshape(-1, dy.shape[1])
+
+
+def _shifted_forward(x, w, pad, dilate, out_size):
+    xl = _channels_last(np, x, pad)
+    padded, rows = xl.shape[1:-1], xl.reshape(-1, x.shape[1])
+    offsets = _row_offsets(padded, w.shape[2:], dilate)
+    used = rows.shape[0] - offsets[-1]
+    y = np.zeros((rows.shape[0], w.shape[0]), dtype=x.dtype)
+    for offset, tap in zip(offsets, _taps(w)):
+        blas.accumulate(y[:used], rows[offset:offset + used], tap)
+    y = y.reshape((x.shape[0],) + tuple(padded) + (w.shape[0],))
+    return np.ascontiguousarray(np.moveaxis(
+        y[(slice(None),) + tuple(slice(0, o) for o in out_size)], -1, 1))
+
+
+def _shifted_backward_data(dy, w, x_shape, pad, dilate):
+    padded = tuple(n + 2 * p for n, p in zip(x_shape[2:], pad))
+    dy_rows = _grid_rows(dy, padded)
+    offsets = _row_offsets(padded, w.shape[2:], dilate)
+    used = dy_rows.shape[0] - offsets[-1]
+    dx = np.zeros((dy_rows.shape[0], x_shape[1]), dtype=dy.dtype)
+    for offset, tap in zip(offsets, _taps(w)):
+        blas.accumulate(dx[offset:offset + used], dy_rows[:used], tap.T)
+    dx = dx.reshape((x_shape[0],) + padded + (x_shape[1],))
+    crop = tuple(slice(p, p + n) for p, n in zip(pad, x_shape[2:]))
+    return np.ascontiguousarray(np.moveaxis(dx[(slice(None),) + crop], -1, 1))
+
+
+def _shifted_backward_weight(x, dy, w_shape, pad, dilate):
+    xl = _channels_last(np, x, pad)
+    padded, rows = xl.shape[1:-1], xl.reshape(-1, x.shape[1])
+    dy_rows = _grid_rows(dy, padded)
+    offsets = _row_offsets(padded, w_shape[2:], dilate)
+    used = rows.shape[0] - offsets[-1]
+    taps = np.stack([rows[o:o + used].T @ dy_rows[:used] for o in offsets])
+    # (prod(K), C, O) -> (O, C, *K)
+    return np.ascontiguousarray(taps.transpose(2, 1, 0)).reshape(w_shape)
+
+
+# ---------------------------------------------------------------------- im2col + GEMM
+def _im2col_forward(xp, x, w, stride, pad, dilate, groups, out_size):
+    cols = _im2col(xp, x, w.shape[2:], stride, pad, dilate, groups, out_size)
     y = _per_group(xp, cols.transpose(1, 0, 2), _weight_matrices(xp, w, groups))
     y = y.transpose(1, 0, 2).reshape(cols.shape[0], -1)
     return _to_channels_first(xp, y, x.shape[0], out_size)
 
 
-def backward_weight(xp, x, dy, w_shape, stride, pad, dilate, groups):
-    """The gradient of the convolution's weight (of shape ``w_shape``)."""
+def _im2col_backward_weight(xp, x, dy, w_shape, stride, pad, dilate, groups):
     kernel, out_size = w_shape[2:], dy.shape[2:]
     cols = _im2col(xp, x, kernel, stride, pad, dilate, groups, out_size)
     dy_rows = xp.moveaxis(dy, 1, -1).reshape(-1, groups, w_shape[0] // groups)
@@ -97,17 +180,15 @@ def backward_weight(xp, x, dy, w_shape, stride, pad, dilate, groups):
     return xp.ascontiguousarray(dw.transpose(order)).reshape(w_shape)
 
 
-def backward_data(xp, dy, w, x_shape, stride, pad, dilate, groups):
-    """The gradient of the convolution's input (of shape ``x_shape``)."""
+def _im2col_backward_data(xp, dy, w, x_shape, stride, pad, dilate, groups):
     kernel, out_size = w.shape[2:], dy.shape[2:]
     nd = len(kernel)
     dy_rows = xp.moveaxis(dy, 1, -1).reshape(-1, groups, w.shape[0] // groups)
     weights = _weight_matrices(xp, w, groups)
     dcols = _per_group(xp, dy_rows.transpose(1, 0, 2), weights.transpose(0, 2, 1))
-    dcols = dcols.transpose(1, 0, 2)
-    # (M, G, K·C/G) -> (N, *out, G, *K, C/G): one block per kernel offset
-    dcols = dcols.reshape((x_shape[0],) + tuple(out_size) + (groups,) + tuple(kernel)
-                          + (x_shape[1] // groups,))
+    # (G, M, K·C/G) -> (N, *out, G, *K, C/G): one block per kernel offset
+    dcols = dcols.transpose(1, 0, 2).reshape(
+        (x_shape[0],) + tuple(out_size) + (groups,) + tuple(kernel) + (x_shape[1] // groups,))
     padded = (x_shape[0],) + tuple(n + 2 * p for n, p in zip(x_shape[2:], pad)) + (x_shape[1],)
     dxl = xp.zeros(padded, dtype=dy.dtype)
     lead = (slice(None),) * (nd + 2)
@@ -116,3 +197,29 @@ def backward_data(xp, dy, w, x_shape, stride, pad, dilate, groups):
         dxl[(slice(None),) + offset_slices(k, stride, dilate, out_size)] += block
     crop = tuple(slice(p, p + n) for p, n in zip(pad, x_shape[2:]))
     return xp.ascontiguousarray(xp.moveaxis(dxl[(slice(None),) + crop], -1, 1))
+
+
+# ---------------------------------------------------------------------- the kernels
+def forward(xp, x, w, stride, pad, dilate, groups):
+    """The convolution of ``x`` with ``w`` (no bias)."""
+    out_size = _out_size(x.shape, w.shape[2:], stride, pad, dilate)
+    with blas.threads_for(xp, _macs(x.shape, w.shape, out_size)):
+        if _shifted(xp, x.dtype, stride, groups, x.shape[1]):
+            return _shifted_forward(x, w, pad, dilate, out_size)
+        return _im2col_forward(xp, x, w, stride, pad, dilate, groups, out_size)
+
+
+def backward_weight(xp, x, dy, w_shape, stride, pad, dilate, groups):
+    """The gradient of the convolution's weight (of shape ``w_shape``)."""
+    with blas.threads_for(xp, _macs(x.shape, w_shape, dy.shape[2:])):
+        if _shifted(xp, x.dtype, stride, groups, x.shape[1]):
+            return _shifted_backward_weight(x, dy, w_shape, pad, dilate)
+        return _im2col_backward_weight(xp, x, dy, w_shape, stride, pad, dilate, groups)
+
+
+def backward_data(xp, dy, w, x_shape, stride, pad, dilate, groups):
+    """The gradient of the convolution's input (of shape ``x_shape``)."""
+    with blas.threads_for(xp, _macs(x_shape, w.shape, dy.shape[2:])):
+        if _shifted(xp, dy.dtype, stride, groups, x_shape[1]):
+            return _shifted_backward_data(dy, w, x_shape, pad, dilate)
+        return _im2col_backward_data(xp, dy, w, x_shape, stride, pad, dilate, groups)
