@@ -1,7 +1,11 @@
-"""Base definitions shared by every layer: the library error and dtype helpers."""
+"""Base definitions shared by every layer: the library error, dtype helpers, and the check
+of a hyperparameter's range."""
+import numbers
+
 import numpy as np
 
-__all__ = ['MXNetError', 'mx_real_t', 'numeric_types', 'integer_types', 'string_types']
+__all__ = ['MXNetError', 'mx_real_t', 'numeric_types', 'integer_types', 'string_types',
+           'check_hyperparameter']
 
 
 class MXNetError(RuntimeError):
@@ -29,3 +33,15 @@ def normalize_dtype(dtype):
     except TypeError as err:
         raise TypeError("%r is not a data type NumPy understands; use e.g. 'float32', "
                         "'float16', 'float64', 'int32' or 'int64'" % (dtype,)) from err
+
+
+def check_hyperparameter(name, value, low=None, high=None, low_open=False, high_open=False):
+    """Raise ValueError naming ``name`` unless ``value`` lies in the given interval."""
+    if not isinstance(value, numbers.Real) or isinstance(value, bool):
+        raise ValueError("%s must be a real number, got %r" % (name, value))
+    too_low = low is not None and (value <= low if low_open else value < low)
+    too_high = high is not None and (value >= high if high_open else value > high)
+    if too_low or too_high or value != value:
+        interval = '%s%s, %s%s' % ('(' if low_open else '[', '-inf' if low is None else low,
+                                   'inf' if high is None else high, ')' if high_open else ']')
+        raise ValueError("%s must lie in %s, got %r" % (name, interval, value))
