@@ -271,7 +271,7 @@ def _check_pool_layout(layout, ndim):
 
 
 class MaxPool1D(_Pooling):
-    """Max pooling over time: (N, C, W) -> (N, C, ⌊(W + 2·padding − pool_size)/strides⌋ + 1)."""
+    """Max pooling over time: (N, C, W) -> (N, C, ⌊(W + 2·padding − size)/strides⌋ + 1)."""
 
     def __init__(self, pool_size=2, strides=None, padding=0, layout='NCW', ceil_mode=False,
                  **kwargs):

@@ -23,7 +23,7 @@ def _kwargs_text(kwargs):
 
 
 class _BatchNorm(HybridBlock):
-    """Batch normalization with an optional ReLU after it (``fuse_relu``).
+    """Batch normalization (then a ReLU in :class:`BatchNormReLU`).
 
     Parameters
     ----------
@@ -43,14 +43,15 @@ class _BatchNorm(HybridBlock):
         Number of channels; 0 infers it from the first input.
     """
 
+    fuse_relu = False
+
     def __init__(self, axis=1, momentum=0.9, epsilon=1e-5, center=True, scale=True,
-                 use_global_stats=False, fuse_relu=False, beta_initializer='zeros',
-                 gamma_initializer='ones', running_mean_initializer='zeros',
-                 running_variance_initializer='ones', in_channels=0, **kwargs):
+                 use_global_stats=False, beta_initializer='zeros', gamma_initializer='ones',
+                 running_mean_initializer='zeros', running_variance_initializer='ones',
+                 in_channels=0, **kwargs):
         super().__init__(**kwargs)
         self._kwargs = {'axis': axis, 'eps': epsilon, 'momentum': momentum,
                         'fix_gamma': not scale, 'use_global_stats': use_global_stats}
-        self.fuse_relu = fuse_relu
         if in_channels != 0:
             self.in_channels = in_channels
         shape = (in_channels,)
@@ -93,27 +94,12 @@ class _BatchNorm(HybridBlock):
 class BatchNorm(_BatchNorm):
     """Batch normalization (Ioffe & Szegedy, 2015): normalize each channel with the
     batch's mean and variance in training, the running averages at inference; then
-    ``gamma · x̂ + beta``. Arguments as :class:`_BatchNorm` (no ``fuse_relu``)."""
-
-    def __init__(self, axis=1, momentum=0.9, epsilon=1e-5, center=True, scale=True,
-                 use_global_stats=False, beta_initializer='zeros', gamma_initializer='ones',
-                 running_mean_initializer='zeros', running_variance_initializer='ones',
-                 in_channels=0, **kwargs):
-        super().__init__(axis, momentum, epsilon, center, scale, use_global_stats, False,
-                         beta_initializer, gamma_initializer, running_mean_initializer,
-                         running_variance_initializer, in_channels, **kwargs)
+    ``gamma · x̂ + beta``. Arguments as :class:`_BatchNorm`."""
 
 
 class BatchNormReLU(_BatchNorm):
     """BatchNorm followed by ReLU (MXNet fuses the two into one operator)."""
-
-    def __init__(self, axis=1, momentum=0.9, epsilon=1e-5, center=True, scale=True,
-                 use_global_stats=False, beta_initializer='zeros', gamma_initializer='ones',
-                 running_mean_initializer='zeros', running_variance_initializer='ones',
-                 in_channels=0, **kwargs):
-        super().__init__(axis, momentum, epsilon, center, scale, use_global_stats, True,
-                         beta_initializer, gamma_initializer, running_mean_initializer,
-                         running_variance_initializer, in_channels, **kwargs)
+    fuse_relu = True
 
 
 class _AffineNorm(HybridBlock):

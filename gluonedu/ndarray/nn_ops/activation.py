@@ -3,7 +3,7 @@
     leaky   y = x if x > 0 else slope·x
     prelu   y = x if x > 0 else γ·x             γ learned: one value, or one per channel
     elu     y = x if x > 0 else slope·(eˣ − 1)
-    selu    y = λ·(x if x > 0 else α·(eˣ − 1))  λ ≈ 1.0507, α ≈ 1.6733 (Klambauer et al.)
+    selu    y = λ·(x if x > 0 else α·(eˣ − 1))  λ ≈ 1.0507, α ≈ 1.6733 (Klambauer)
     gelu    y = x·Φ(x) = ½·x·(1 + erf(x/√2))   (Hendrycks & Gimpel)
     rrelu   y = x if x > 0 else a·x             a ~ U(lower_bound, upper_bound) per element
                                                 in training, (lower + upper)/2 otherwise

@@ -10,7 +10,7 @@ from ...nn import HybridSequential, Sequential
 __all__ = ['Concurrent', 'HybridConcurrent', 'Identity']
 
 
-class Concurrent(Sequential):
+class _ConcurrentMixin:
     """Run every child on the same input; concatenate their outputs along ``axis``.
 
     Parameters
@@ -22,23 +22,17 @@ class Concurrent(Sequential):
     def __init__(self, axis=-1, prefix=None, params=None):
         super().__init__(prefix=prefix, params=params)
         self.axis = axis
+
+
+class Concurrent(_ConcurrentMixin, Sequential):
+    __doc__ = _ConcurrentMixin.__doc__
 
     def forward(self, x):
         return nd.concat(*[block(x) for block in self._children.values()], dim=self.axis)
 
 
-class HybridConcurrent(HybridSequential):
-    """Run every child on the same input; concatenate their outputs along ``axis``.
-
-    Parameters
-    ----------
-    axis : int, default -1
-        The axis of the concatenation (1 for the channels of NCHW data).
-    """
-
-    def __init__(self, axis=-1, prefix=None, params=None):
-        super().__init__(prefix=prefix, params=params)
-        self.axis = axis
+class HybridConcurrent(_ConcurrentMixin, HybridSequential):
+    __doc__ = _ConcurrentMixin.__doc__
 
     def hybrid_forward(self, F, x):
         return F.concat(*[block(x) for block in self._children.values()], dim=self.axis)

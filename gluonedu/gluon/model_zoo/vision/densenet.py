@@ -94,21 +94,14 @@ def get_densenet(num_layers, pretrained=False, ctx=None, root=None, **kwargs):
     return net
 
 
-def densenet121(**kwargs):
-    """DenseNet-121."""
-    return get_densenet(121, **kwargs)
+def _variant(num_layers):
+    """The named constructor of one depth, e.g. ``densenet121(**kwargs)``."""
+    def make(**kwargs):
+        return get_densenet(num_layers, **kwargs)
+    make.__name__ = make.__qualname__ = 'densenet%d' % num_layers
+    make.__doc__ = 'DenseNet-%d: ``get_densenet(%d, **kwargs)``.' % (num_layers, num_layers)
+    return make
 
 
-def densenet161(**kwargs):
-    """DenseNet-161."""
-    return get_densenet(161, **kwargs)
-
-
-def densenet169(**kwargs):
-    """DenseNet-169."""
-    return get_densenet(169, **kwargs)
-
-
-def densenet201(**kwargs):
-    """DenseNet-201."""
-    return get_densenet(201, **kwargs)
+densenet121, densenet161, densenet169, densenet201 = (
+    _variant(n) for n in (121, 161, 169, 201))

@@ -14,7 +14,7 @@ __all__ = ['LeNet', 'lenet']
 
 
 class LeNet(HybridBlock):
-    """LeNet-5: conv(6) → pool → conv(16) → pool → dense(120) → dense(84) → dense(classes).
+    """LeNet-5: conv(6), pool, conv(16), pool, dense(120), dense(84), dense(classes).
 
     Parameters
     ----------

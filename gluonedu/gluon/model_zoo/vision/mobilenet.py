@@ -149,41 +149,18 @@ def get_mobilenet_v2(multiplier, pretrained=False, ctx=None, root=None, **kwargs
     return net
 
 
-def mobilenet1_0(**kwargs):
-    """MobileNet, width 1.0."""
-    return get_mobilenet(1.0, **kwargs)
+def _variant(get, multiplier, name):
+    """The named constructor of one width, e.g. ``mobilenet_v2_0_5(**kwargs)``."""
+    def make(**kwargs):
+        return get(multiplier, **kwargs)
+    make.__name__ = make.__qualname__ = name
+    make.__doc__ = 'Width %s: ``%s(%s, **kwargs)``.' % (multiplier, get.__name__, multiplier)
+    return make
 
 
-def mobilenet0_75(**kwargs):
-    """MobileNet, width 0.75."""
-    return get_mobilenet(0.75, **kwargs)
-
-
-def mobilenet0_5(**kwargs):
-    """MobileNet, width 0.5."""
-    return get_mobilenet(0.5, **kwargs)
-
-
-def mobilenet0_25(**kwargs):
-    """MobileNet, width 0.25."""
-    return get_mobilenet(0.25, **kwargs)
-
-
-def mobilenet_v2_1_0(**kwargs):
-    """MobileNetV2, width 1.0."""
-    return get_mobilenet_v2(1.0, **kwargs)
-
-
-def mobilenet_v2_0_75(**kwargs):
-    """MobileNetV2, width 0.75."""
-    return get_mobilenet_v2(0.75, **kwargs)
-
-
-def mobilenet_v2_0_5(**kwargs):
-    """MobileNetV2, width 0.5."""
-    return get_mobilenet_v2(0.5, **kwargs)
-
-
-def mobilenet_v2_0_25(**kwargs):
-    """MobileNetV2, width 0.25."""
-    return get_mobilenet_v2(0.25, **kwargs)
+mobilenet1_0, mobilenet0_75, mobilenet0_5, mobilenet0_25 = (
+    _variant(get_mobilenet, m, 'mobilenet' + s) for m, s in
+    ((1.0, '1_0'), (0.75, '0_75'), (0.5, '0_5'), (0.25, '0_25')))
+mobilenet_v2_1_0, mobilenet_v2_0_75, mobilenet_v2_0_5, mobilenet_v2_0_25 = (
+    _variant(get_mobilenet_v2, m, 'mobilenet_v2_' + s) for m, s in
+    ((1.0, '1_0'), (0.75, '0_75'), (0.5, '0_5'), (0.25, '0_25')))

@@ -73,6 +73,13 @@ class BottleneckV1(HybridBlock):
         return F.Activation(self.body(x) + residual, act_type='relu')
 
 
+def _pre_activation(block, F, x):
+    """``(relu(bn1(x)), shortcut)`` of a v2 block: the shortcut is ``x`` itself, or its
+    projection of the *activated* ``x`` when the block changes shape."""
+    activated = F.Activation(block.bn1(x), act_type='relu')
+    return activated, (block.downsample(activated) if block.downsample else x)
+
+
 class BasicBlockV2(HybridBlock):
     """Pre-activation basic block: ``x + conv(relu(bn(conv(relu(bn(x))))))``; parameters
     as :class:`BasicBlockV1`."""
@@ -87,10 +94,7 @@ class BasicBlockV2(HybridBlock):
                            else None)
 
     def hybrid_forward(self, F, x):
-        residual = x
-        x = F.Activation(self.bn1(x), act_type='relu')
-        if self.downsample:  # the shortcut starts after the first BN + ReLU only here
-            residual = self.downsample(x)
+        x, residual = _pre_activation(self, F, x)
         x = self.conv1(x)
         x = self.conv2(F.Activation(self.bn2(x), act_type='relu'))
         return x + residual
@@ -111,10 +115,7 @@ class BottleneckV2(HybridBlock):
                            else None)
 
     def hybrid_forward(self, F, x):
-        residual = x
-        x = F.Activation(self.bn1(x), act_type='relu')
-        if self.downsample:  # the shortcut starts after the first BN + ReLU only here
-            residual = self.downsample(x)
+        x, residual = _pre_activation(self, F, x)
         x = self.conv1(x)
         x = self.conv2(F.Activation(self.bn2(x), act_type='relu'))
         x = self.conv3(F.Activation(self.bn3(x), act_type='relu'))
@@ -221,51 +222,17 @@ def get_resnet(version, num_layers, pretrained=False, ctx=None, root=None, **kwa
     return net
 
 
-def resnet18_v1(**kwargs):
-    """ResNet-18 v1."""
-    return get_resnet(1, 18, **kwargs)
+def _variant(version, num_layers):
+    """The named constructor of one depth and version, e.g. ``resnet18_v1(**kwargs)``."""
+    def make(**kwargs):
+        return get_resnet(version, num_layers, **kwargs)
+    make.__name__ = make.__qualname__ = 'resnet%d_v%d' % (num_layers, version)
+    make.__doc__ = 'ResNet-%d v%d: ``get_resnet(%d, %d, **kwargs)``.' % (
+        num_layers, version, version, num_layers)
+    return make
 
 
-def resnet34_v1(**kwargs):
-    """ResNet-34 v1."""
-    return get_resnet(1, 34, **kwargs)
-
-
-def resnet50_v1(**kwargs):
-    """ResNet-50 v1."""
-    return get_resnet(1, 50, **kwargs)
-
-
-def resnet101_v1(**kwargs):
-    """ResNet-101 v1."""
-    return get_resnet(1, 101, **kwargs)
-
-
-def resnet152_v1(**kwargs):
-    """ResNet-152 v1."""
-    return get_resnet(1, 152, **kwargs)
-
-
-def resnet18_v2(**kwargs):
-    """ResNet-18 v2."""
-    return get_resnet(2, 18, **kwargs)
-
-
-def resnet34_v2(**kwargs):
-    """ResNet-34 v2."""
-    return get_resnet(2, 34, **kwargs)
-
-
-def resnet50_v2(**kwargs):
-    """ResNet-50 v2."""
-    return get_resnet(2, 50, **kwargs)
-
-
-def resnet101_v2(**kwargs):
-    """ResNet-101 v2."""
-    return get_resnet(2, 101, **kwargs)
-
-
-def resnet152_v2(**kwargs):
-    """ResNet-152 v2."""
-    return get_resnet(2, 152, **kwargs)
+resnet18_v1, resnet34_v1, resnet50_v1, resnet101_v1, resnet152_v1 = (
+    _variant(1, n) for n in (18, 34, 50, 101, 152))
+resnet18_v2, resnet34_v2, resnet50_v2, resnet101_v2, resnet152_v2 = (
+    _variant(2, n) for n in (18, 34, 50, 101, 152))

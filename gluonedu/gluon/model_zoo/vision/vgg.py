@@ -64,41 +64,17 @@ def get_vgg(num_layers, pretrained=False, ctx=None, root=None, **kwargs):
     return net
 
 
-def vgg11(**kwargs):
-    """VGG-11."""
-    return get_vgg(11, **kwargs)
+def _variant(num_layers, batch_norm):
+    """The named constructor of one depth, e.g. ``vgg16_bn(**kwargs)``."""
+    def make(**kwargs):
+        if batch_norm:
+            kwargs['batch_norm'] = True
+        return get_vgg(num_layers, **kwargs)
+    make.__name__ = make.__qualname__ = 'vgg%d%s' % (num_layers, '_bn' if batch_norm else '')
+    make.__doc__ = 'VGG-%d%s: ``get_vgg(%d, **kwargs)``.' % (
+        num_layers, ' with BatchNorm' if batch_norm else '', num_layers)
+    return make
 
 
-def vgg13(**kwargs):
-    """VGG-13."""
-    return get_vgg(13, **kwargs)
-
-
-def vgg16(**kwargs):
-    """VGG-16."""
-    return get_vgg(16, **kwargs)
-
-
-def vgg19(**kwargs):
-    """VGG-19."""
-    return get_vgg(19, **kwargs)
-
-
-def vgg11_bn(**kwargs):
-    """VGG-11 with BatchNorm."""
-    return get_vgg(11, batch_norm=True, **kwargs)
-
-
-def vgg13_bn(**kwargs):
-    """VGG-13 with BatchNorm."""
-    return get_vgg(13, batch_norm=True, **kwargs)
-
-
-def vgg16_bn(**kwargs):
-    """VGG-16 with BatchNorm."""
-    return get_vgg(16, batch_norm=True, **kwargs)
-
-
-def vgg19_bn(**kwargs):
-    """VGG-19 with BatchNorm."""
-    return get_vgg(19, batch_norm=True, **kwargs)
+vgg11, vgg13, vgg16, vgg19 = (_variant(n, False) for n in (11, 13, 16, 19))
+vgg11_bn, vgg13_bn, vgg16_bn, vgg19_bn = (_variant(n, True) for n in (11, 13, 16, 19))
