@@ -1,4 +1,6 @@
 """mx.test_utils: comparisons with MXNet's tolerances, random data, assert_exception."""
+import os
+
 import numpy as np
 import pytest
 
@@ -98,3 +100,54 @@ def test_default_context():
     assert tu.default_context() == mx.cpu(0)
     with mx.cpu(2):
         assert tu.default_context() == mx.cpu(2)
+
+
+def test_list_gpus_counts_the_gpus_gluonedu_can_use():
+    assert list(tu.list_gpus()) == list(range(mx.num_gpus()))
+
+
+def test_nothing_is_downloaded(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(FileNotFoundError, match='does not download') as err:
+        tu.download('http://example.com/data/file.bin', dirname='data')
+    assert str(tmp_path / 'data' / 'file.bin') in str(err.value)
+    (tmp_path / 'file.bin').write_bytes(b'here')
+    assert tu.download('http://example.com/data/file.bin') == 'file.bin'
+    with pytest.raises(FileNotFoundError):
+        tu.download('http://example.com/data/file.bin', overwrite=True)
+    with pytest.raises(FileNotFoundError, match='train-labels-idx1-ubyte.gz'):
+        tu.get_mnist()
+    for helper, name in ((tu.get_mnist_ubyte, 'train-images-idx3-ubyte'),
+                         (tu.get_mnist_pkl, 'mnist.pkl.gz'), (tu.get_cifar10, 'train.rec')):
+        with pytest.raises(FileNotFoundError, match=name):
+            helper()
+    assert not (tmp_path / 'data').exists()
+
+
+def test_get_mnist_reads_the_files_in_the_working_folder(tmp_path, monkeypatch):
+    import vision_files
+    images, labels = vision_files.random_mnist(str(tmp_path), 4, seed=0)
+    vision_files.random_mnist(str(tmp_path), 2, seed=1, train=False)
+    monkeypatch.chdir(tmp_path)
+    data = tu.get_mnist()
+    assert data['train_data'].shape == (4, 1, 28, 28) and data['train_data'].dtype == np.float32
+    np.testing.assert_allclose(data['train_data'][:, 0] * 255, images, rtol=1e-6)
+    assert data['train_label'].dtype == np.int8 and data['test_label'].shape == (2,)
+    np.testing.assert_array_equal(data['train_label'], labels)
+
+
+def test_environment_restores_after_an_error():
+    name = 'GLUONEDU_TEST_UTILS_ENV'
+    with pytest.raises(KeyError):
+        with tu.environment(name, '1'):
+            assert os.environ[name] == '1'
+            raise KeyError('inside')
+    assert name not in os.environ
+
+
+def test_assert_almost_equal_lists_further_mismatches():
+    with pytest.raises(AssertionError) as err:
+        tu.assert_almost_equal(np.zeros(4), np.array([0, 1.0, 3.0, 2.0]), mismatches=(3, 3))
+    message = str(err.value)
+    assert 'Location of maximum error: (2,)' in message
+    assert '(3,):' in message and '(1,):' in message
