@@ -16,8 +16,8 @@ Each row prints the minimum over ``rounds × repeat`` timings (milliseconds) of 
 pass in predict mode and of a recorded forward + backward pass (BatchNorm in training
 mode) — wall-clock time, then CPU time (of all the process's threads: on a busy machine
 it leaves out the time spent waiting for a core) — for gluonedu (fast kernels, and the
-reference kernels), MXNet 1.9.1 (imperative,
-and hybridized) and PyTorch, and the ratios gluonedu / peer. Every framework runs in its
+reference kernels), MXNet 1.9.1 (imperative, and hybridized) and PyTorch, and the ratios
+gluonedu / peer. Every framework runs in its
 own subprocess with ``--threads`` BLAS/OpenMP threads; the rounds alternate between
 them, so a change in the machine's load hits all of them alike. Minima, because other
 work on the machine only ever adds time.

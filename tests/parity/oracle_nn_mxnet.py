@@ -1,47 +1,25 @@
-"""The MXNet 1.9.1 side of the layer parity suite: run every case once, write the results.
-
-Run by the reference interpreter (``.venv-mxnet/bin/python``), never importing gluonedu::
+"""The MXNet 1.9.1 side of the layer parity suite (run by the reference interpreter).
 
     oracle_nn_mxnet.py CASES.json RESULTS.npz
 
-``CASES.json`` is a list of :mod:`nn_driver` cases. The results file
-(:func:`parity_driver.save_arrays`) holds every case's arrays under ``"<id>|<name>"``
-and ``__meta__``: JSON with the MXNet version and each case's info (parameter tables,
-reprs, the error it raised). A failing case never stops the others.
+Runs every :mod:`nn_driver` case in ``CASES.json`` with the real ``mxnet`` and saves the
+results with :func:`oracle_runner.run_and_save`.
 """
+import functools
 import json
 import os
 import sys
-import traceback
-
-import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import nn_driver  # noqa: E402
-import parity_driver  # noqa: E402
+import nn_driver  # noqa: E402  (this directory, not an installed package)
+from oracle_runner import run_and_save  # noqa: E402
 
 import mxnet as mx  # noqa: E402
-
-
-def main(cases_path, results_path):
-    with open(cases_path) as f:
-        cases = json.load(f)
-    results, infos = {}, {}
-    for case in cases:
-        try:
-            arrays, info = nn_driver.run_case(mx, case)
-        except Exception as exc:  # a crash of the driver itself: reported per case
-            arrays, info = {}, {'crash': traceback.format_exc(limit=8), 'error': {
-                'type': type(exc).__name__, 'message': str(exc)[:2000]}}
-        infos[case['id']] = info
-        for name, array in arrays.items():
-            results[case['id'] + '|' + name] = array
-    meta = {'mxnet_version': mx.__version__, 'info': infos}
-    results['__meta__'] = np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8)
-    parity_driver.save_arrays(results_path, results)
-
 
 if __name__ == '__main__':
     if len(sys.argv) != 3:
         sys.exit('usage: oracle_nn_mxnet.py CASES.json RESULTS.npz')
-    main(*sys.argv[1:])
+    with open(sys.argv[1]) as f:
+        cases = json.load(f)
+    run_and_save([(case['id'], functools.partial(nn_driver.run_case, mx, case))
+                  for case in cases], sys.argv[2], mx.__version__)

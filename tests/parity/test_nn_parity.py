@@ -29,8 +29,7 @@ import numpy as np
 import pytest
 
 import nn_driver
-import parity_driver
-from conftest import HERE, check_oracle_version, run_oracle
+from conftest import HERE, load_oracle_npz, oracle_case_arrays, run_oracle
 
 ZOO_NAMES = sorted([
     'resnet18_v1', 'resnet34_v1', 'resnet50_v1', 'resnet101_v1', 'resnet152_v1',
@@ -49,30 +48,18 @@ ORACLE_SCRIPT = HERE / 'oracle_nn_mxnet.py'
 
 @pytest.fixture(scope='module')
 def nn_oracle(tmp_path_factory):
-    """``(arrays by "<id>|<name>", info by id)`` of every case, run once on MXNet 1.9.1."""
+    """``(arrays by "<id>|<name>", meta)`` of every case, run once on MXNet 1.9.1."""
     workdir = tmp_path_factory.mktemp('mxnet_nn_oracle')
     cases_path, results_path = workdir / 'cases.json', workdir / 'results.npz'
     cases_path.write_text(json.dumps(OP_CASES + LAYER_CASES + ZOO_CASES))
     run_oracle(ORACLE_SCRIPT, [cases_path, results_path], workdir, results_path)
-    results = parity_driver.load_arrays(results_path)
-    meta = json.loads(results.pop('__meta__').tobytes().decode())
-    check_oracle_version(meta)
-    return results, meta['info']
+    return load_oracle_npz(results_path)
 
 
-def _theirs(nn_oracle, case):
-    """MXNet's arrays and info for ``case``; fails the test if MXNet raised unexpectedly."""
-    results, infos = nn_oracle
-    prefix = case['id'] + '|'
-    arrays = {k[len(prefix):]: v for k, v in results.items() if k.startswith(prefix)}
-    info = infos[case['id']]
-    if 'crash' in info:
-        pytest.fail('the driver crashed under MXNet on %s:\n%s' % (case['id'], info['crash']),
-                    pytrace=False)
-    if 'error' in info and not case.get('error'):
-        pytest.fail('MXNet 1.9.1 raised on %s: %s' % (case['id'], info['error']),
-                    pytrace=False)
-    return arrays, info
+def _split(arrays):
+    """``(arrays, info)``: the case's arrays and its decoded ``info`` entry."""
+    arrays = dict(arrays)
+    return arrays, json.loads(str(arrays.pop('info')))
 
 
 def _assert_close(case, name, ours, theirs):
@@ -96,34 +83,32 @@ def _compare_arrays(case, ours, theirs):
 
 def _run_ours(case):
     import gluonedu
-    return nn_driver.run_case(gluonedu, case)
+    return _split(nn_driver.run_case(gluonedu, case))
 
 
 @pytest.mark.parametrize('case', [c for c in OP_CASES if not c.get('error')],
                          ids=lambda c: c['id'])
 def test_operator_matches_mxnet(case, nn_oracle):
-    theirs, _ = _theirs(nn_oracle, case)
-    ours, our_info = _run_ours(case)
-    assert 'error' not in our_info, our_info.get('error')
+    theirs, _ = _split(oracle_case_arrays(*nn_oracle, case['id']))
+    ours, _ = _run_ours(case)
     _compare_arrays(case, ours, theirs)
 
 
 @pytest.mark.parametrize('case', [c for c in OP_CASES if c.get('error')], ids=lambda c: c['id'])
 def test_bad_input_raises_as_mxnet(case, nn_oracle):
-    _, info = _theirs(nn_oracle, case)
-    assert 'error' in info, 'MXNet 1.9.1 accepted %s' % case['id']
-    _, our_info = _run_ours(case)
-    assert 'error' in our_info, 'gluonedu accepted %s, MXNet raised %s' % (case['id'],
-                                                                          info['error'])
-    ours = our_info['error']
-    assert ours['type'] == info['error']['type'] == 'MXNetError', (ours, info['error'])
+    import gluonedu
+    _, meta = nn_oracle
+    assert case['id'] in meta['errors'], 'MXNet 1.9.1 accepted %s' % case['id']
+    assert meta['errors'][case['id']]['type'] == 'MXNetError'
+    with pytest.raises(gluonedu.base.MXNetError) as raised:
+        nn_driver.run_case(gluonedu, case)
     for text in case['error']:
-        assert text in ours['message'], '%r not in our message %r' % (text, ours['message'])
+        assert text in str(raised.value), '%r not in our message %r' % (text, str(raised.value))
 
 
 @pytest.mark.parametrize('case', LAYER_CASES + ZOO_CASES, ids=lambda c: c['id'])
 def test_layer_matches_mxnet(case, nn_oracle):
-    theirs, info = _theirs(nn_oracle, case)
+    theirs, info = _split(oracle_case_arrays(*nn_oracle, case['id']))
     ours, our_info = _run_ours(case)
     for key in ('params_before', 'params_after', 'repr_before', 'repr_after'):
         assert our_info.get(key) == info.get(key), '%s: %s' % (case['id'], key)
