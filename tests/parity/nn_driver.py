@@ -519,7 +519,8 @@ def zoo_cases(names):
 
 def run_zoo_case(mx, case):
     """``(arrays, info)``: parameter names and shapes; for small models the output too."""
-    net = mx.gluon.model_zoo.vision.get_model(case['model'], classes=10)
+    with mx.name.NameManager():  # names independent of what was built before
+        net = mx.gluon.model_zoo.vision.get_model(case['model'], classes=10)
     info = {'params_before': _param_table(net)}
     if not case['input']:
         return {}, info

@@ -6,8 +6,9 @@ from .. import _graph
 from ..ops import _check_nd, _make
 from ..ndarray import _check_same_dtype
 
-__all__ = ['check_inputs', 'check_shape', 'tracked', 'record', 'spatial_tuple',
-           'channel_last', 'to_channel_first', 'from_channel_first', 'shape_text']
+__all__ = ['check_inputs', 'check_shape', 'tracked', 'record', 'spatial_tuple', 'channel_last',
+           'to_channel_first', 'from_channel_first', 'shape_text', 'spatial_layout',
+           'axis_index', 'float_dtype']
 
 
 def check_inputs(op, arrays):
