@@ -185,14 +185,6 @@ def _bound_inputs(op, params, data, weight, bias):
     return inputs
 
 
-def _weights_channel_first(xp, w, layout):
-    return xp.moveaxis(w, -1, 1) if channel_last(layout) else w
-
-
-def _weights_back(xp, dw, layout):
-    return xp.ascontiguousarray(xp.moveaxis(dw, 1, -1)) if channel_last(layout) else dw
-
-
 def _run(op, params, inputs, shapes, forward_fn, data_grad_fn, weight_grad_fn):
     """Shared body of both operators: shape checks, layout, kernels, bias, gradients.
 
@@ -208,7 +200,7 @@ def _run(op, params, inputs, shapes, forward_fn, data_grad_fn, weight_grad_fn):
     xp, layout = data._xp, params.layout
     conv = kernels.get('conv')
     x = to_channel_first(xp, data._data, layout)
-    w = _weights_channel_first(xp, weight._data, layout)
+    w = to_channel_first(xp, weight._data, layout)  # (F, *K, C) -> (F, C, *K) likewise
     with _backend.device_scope(data._ctx):
         y = forward_fn(conv, x, w)
         if bias is not None:
@@ -220,7 +212,7 @@ def _run(op, params, inputs, shapes, forward_fn, data_grad_fn, weight_grad_fn):
         with _backend.device_scope(data._ctx):
             grads = [from_channel_first(xp, data_grad_fn(conv, g, w, x.shape), layout)
                      if tracked(data) else None,
-                     _weights_back(xp, weight_grad_fn(conv, x, g, w.shape), layout)
+                     from_channel_first(xp, weight_grad_fn(conv, x, g, w.shape), layout)
                      if tracked(weight) else None]
             if bias is not None:
                 grads.append(g.sum(axis=(0,) + tuple(range(2, g.ndim))))
