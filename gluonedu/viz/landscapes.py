@@ -150,8 +150,8 @@ class Quadratic(Landscape):
         eigenvectors (the bowl's axes, ``angle`` degrees from x and y).
         """
         c, s, k = self._c, self._s, self.condition
-        return np.array([[c * c + k * s * s, (1 - k) * c * s],
-                         [(1 - k) * c * s, s * s + k * c * c]])
+        off = (1 - k) * c * s + 0.0             # + 0.0: no -0.0 for an unrotated bowl
+        return np.array([[c * c + k * s * s, off], [off, s * s + k * c * c]])
 
     def __repr__(self):
         if self.angle:
