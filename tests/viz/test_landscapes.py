@@ -224,7 +224,7 @@ def test_stochastic_gradient_draws_one_noise_per_point():
 
 
 def test_constant_lr_sgd_settles_at_the_predicted_noise_floor():
-    """Stationary E[f] = Σᵢ lr·s² / (2 (2 - lr·λᵢ)) for SGD with gradient noise s on a bowl.
+    """Stationary E[f] = Σᵢ lr·s² / (2 (2 - lr·λᵢ)): SGD with gradient noise s on a bowl.
 
     Many independent chains, each one weight column, updated by the real SGD optimizer.
     """
