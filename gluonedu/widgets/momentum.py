@@ -154,7 +154,7 @@ class MomentumExplorer(WidgetView):
         return self.path
 
     def errors(self):
-        """``|qᵢ · (w_t − w*)|`` per eigenvector, shape ``(steps + 1, 2)``: columns λ = 1, λ = κ."""
+        """``|qᵢ · (w_t − w*)|`` per eigenvector, shape ``(steps + 1, 2)``; columns λ=1, λ=κ."""
         return np.abs(self.path @ self.eigenvectors)      # the minimum is the origin
 
     def rates(self):
