@@ -1,7 +1,7 @@
 """The MomentumExplorer in a real browser: voila serves it, headless Chromium moves a slider.
 
 The one-cell notebook ``NOTEBOOK_CODE`` is served by voila and opened in headless
-Chromium (see conftest.py). The test focuses the momentum slider's handle and presses
+Chromium that reaches 127.0.0.1 only (widget_server.py, conftest.py). The test focuses the momentum slider's handle and presses
 the right-arrow key once: the linear slider moves by its step, 0.01, so the kernel
 reruns heavy-ball SGD with ``momentum=0.51``.
 
@@ -10,6 +10,9 @@ in this process before and after ``set(momentum=0.51)`` -- the predicted rate al
 eigendirection and the errors of the real run; that the slider's readout moved; and that
 the picture's PNG bytes changed. The screenshot goes to ``artifacts/momentum_browser.png``.
 """
+import pytest
+
+from widget_server import WidgetPage, serve_notebook
 
 NOTEBOOK_CODE = (
     "from gluonedu.widgets import MomentumExplorer\n"
@@ -20,6 +23,12 @@ SUMMARY = '.gluonedu-momentum-summary pre'
 IMAGE = 'img.gluonedu-momentum-image'
 MOMENTUM_HANDLE = '.gluonedu-hp-momentum .noUi-handle'
 MOMENTUM_READOUT = '.gluonedu-hp-momentum .widget-readout'
+
+
+@pytest.fixture
+def widget_page(tmp_path, browser_page):
+    with serve_notebook(NOTEBOOK_CODE, tmp_path) as (url, log):
+        yield WidgetPage(browser_page, url, log)
 
 
 def test_moving_the_momentum_slider_reruns_heavy_ball(widget_page):
