@@ -440,6 +440,7 @@ def plot_norms(recorder, which=('weight', 'grad'), params=None, ax=None, figsize
         ``'momentum'`` (the ``state_norm`` rows). One Axes per quantity, stacked and
         sharing the step axis, in this order (``fig.axes``), each on a log y scale
         with one line per parameter (``gid`` = the parameter).
+
     params : str or list of str, optional -- the parameters to draw (default: all).
     ax : matplotlib Axes, optional -- only when ``which`` names one quantity.
 
@@ -605,6 +606,7 @@ def plot_loss(recorder, names=('loss',), ax=None, log=False, figsize=None, title
         The metrics (``rec.log('loss', ...)``, ``rec.log_metric(accuracy=...)``); one
         Axes per metric, stacked, each with one line (``gid`` = the metric) whose data
         are the metric's rows in the order they were logged.
+
     log : bool -- a log y scale.
     ax : matplotlib Axes, optional -- only for one metric.
     """
