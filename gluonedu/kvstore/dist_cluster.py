@@ -64,6 +64,11 @@ class ServerGroup:
         except Exception:  # a server already gone has nothing left to stop
             pass
 
+    def locations(self):
+        """Where each server runs, in server order: ``[(node IP, Ray node id), ...]``."""
+        ray = import_ray()
+        return ray.get([s.location.remote() for s in self.servers], timeout=timeout_seconds())
+
     def stop(self):
         """End the server actors."""
         ray = import_ray()
@@ -82,11 +87,15 @@ def _check_counts(num_workers, num_servers):
 
 
 def _create_servers(num_servers, num_workers, group, first=0):
-    """New server actors, named in namespace ``group``; returns once they answer."""
+    """New server actors, named in namespace ``group``; returns once they answer.
+
+    Ray spreads them over the cluster's nodes (one machine's memory and network then
+    carry only its share of the keys, as with MXNet's servers, one per machine).
+    """
     ray = import_ray()
     timeout = timeout_seconds()
     actor = ray.remote(num_cpus=0, max_restarts=0, max_concurrency=10000)(KVServer)
-    servers = [actor.options(name=server_name(i), namespace=group)
+    servers = [actor.options(name=server_name(i), namespace=group, scheduling_strategy='SPREAD')
                .remote(i, num_workers, timeout) for i in range(first, first + num_servers)]
     try:
         ray.get([s.ping.remote() for s in servers], timeout=timeout)
