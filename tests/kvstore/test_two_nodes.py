@@ -26,25 +26,37 @@ WORKER = HERE / 'two_node_worker.py'
 STEPS = 6
 
 
+def _start_two_nodes(Cluster, temp_dir):
+    node = dict(num_cpus=1, node_ip_address='127.0.0.1')
+    cluster = Cluster(initialize_head=True,
+                      head_node_args=dict(node, include_dashboard=False, temp_dir=temp_dir))
+    try:
+        cluster.add_node(**node)
+        cluster.wait_for_nodes(timeout=120)
+    except BaseException:
+        cluster.shutdown()
+        raise
+    return cluster
+
+
 @pytest.fixture(scope='module')
 def two_nodes():
     """A Ray cluster of two nodes on 127.0.0.1: yields ``(address, {node id, ...})``."""
     pytest.importorskip('ray', reason="the distributed stores need the 'dist' extra (ray)")
     from ray.cluster_utils import Cluster
     temp_dir = tempfile.mkdtemp(prefix='gluonedu-2n-')   # short: raylet socket paths
-    node = dict(num_cpus=1, node_ip_address='127.0.0.1')
     cluster = None
-    try:
-        cluster = Cluster(initialize_head=True,
-                          head_node_args=dict(node, include_dashboard=False,
-                                              temp_dir=temp_dir))
-        cluster.add_node(**node)
-        cluster.wait_for_nodes(timeout=120)
-    except Exception as err:  # a machine or sandbox where a second raylet cannot start
-        if cluster is not None:
-            cluster.shutdown()
+    # Ray gives a node 30 s to register; a machine busy with other work can miss that
+    # once, so a second try gets fresh nodes.
+    for attempt in range(2):
+        try:
+            cluster = _start_two_nodes(Cluster, temp_dir)
+            break
+        except Exception as err:  # a machine or sandbox where a second raylet cannot start
+            reason = err
+    if cluster is None:
         shutil.rmtree(temp_dir, ignore_errors=True)
-        pytest.skip('Ray cannot start two nodes on this machine: %s' % err)
+        pytest.skip('Ray cannot start two nodes on this machine: %s' % reason)
     try:
         yield cluster.address, {n.node_id for n in cluster.list_all_nodes()}
     finally:
