@@ -254,8 +254,7 @@ def local_cluster(num_cpus=None, progress=True):
     if ray.is_initialized():
         return LocalCluster(owns_ray=False, progress=progress)
     started = time.monotonic()
-    _report(progress, 'local_cluster: starting Ray on this machine (127.0.0.1); '
-                      'this takes 10-30 s ...')
+    _report(progress, 'local_cluster: starting Ray on this machine; this takes 10-30 s ...')
     start_local_ray(num_cpus=num_cpus)
     _report(progress, 'local_cluster: Ray is running (took %.1f s)'
             % (time.monotonic() - started))

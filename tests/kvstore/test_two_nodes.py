@@ -1,12 +1,14 @@
 """dist_sync and dist_async across two Ray nodes on this machine, through the launcher.
 
-Ray's own multi-node test cluster (``ray.cluster_utils.Cluster``) starts a head node and
-a second node on 127.0.0.1, each a separate raylet with its own ports and its own CPU.
+Ray's own multi-node test cluster (``ray.cluster_utils.Cluster``, in a process of its
+own) starts a head node and a second node on 127.0.0.1, each a separate raylet with its
+own ports and its own CPU; every process of the test keeps to loopback.
 ``python -m gluonedu.launch -s 2 --address HEAD`` joins it as a user would join a cluster
 of machines; the two servers must land on the two nodes (the launcher says where each
 one runs), and the model must be the one single-process training gives. Skipped,
 naming why, where Ray cannot start two nodes here.
 """
+import json
 import os
 import re
 import shutil
@@ -26,51 +28,37 @@ WORKER = HERE / 'two_node_worker.py'
 STEPS = 6
 
 
-def _start_two_nodes(Cluster, temp_dir):
-    node = dict(num_cpus=1, node_ip_address='127.0.0.1')
-    cluster = Cluster(initialize_head=True,
-                      head_node_args=dict(node, include_dashboard=False, temp_dir=temp_dir))
-    try:
-        cluster.add_node(**node)
-        cluster.wait_for_nodes(timeout=120)
-    except BaseException:
-        cluster.shutdown()
-        raise
-    return cluster
+#: Ray keeps 127.0.0.1 as a node's address (rather than the machine's network address).
+LOOPBACK = {'RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER': '0'}
 
 
 @pytest.fixture(scope='module')
 def two_nodes():
-    """A Ray cluster of two nodes on 127.0.0.1: yields ``(address, {node id, ...})``."""
+    """Two Ray nodes on 127.0.0.1 (tests/kvstore/two_node_cluster.py, a process of its
+    own); yields ``(address, {node id, ...})``."""
     pytest.importorskip('ray', reason="the distributed stores need the 'dist' extra (ray)")
-    from ray.cluster_utils import Cluster
     temp_dir = tempfile.mkdtemp(prefix='gluonedu-2n-')   # short: raylet socket paths
-    cluster = None
-    # Ray gives a node 30 s to register; a machine busy with other work can miss that
-    # once, so a second try gets fresh nodes.
-    for attempt in range(2):
-        try:
-            cluster = _start_two_nodes(Cluster, temp_dir)
-            break
-        except Exception as err:  # a machine or sandbox where a second raylet cannot start
-            reason = err
-    if cluster is None:
-        shutil.rmtree(temp_dir, ignore_errors=True)
-        pytest.skip('Ray cannot start two nodes on this machine: %s' % reason)
+    proc = subprocess.Popen([sys.executable, str(HERE / 'two_node_cluster.py'), temp_dir],
+                            env=dict(os.environ, **LOOPBACK), stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, text=True)
     try:
-        yield cluster.address, {n.node_id for n in cluster.list_all_nodes()}
+        started = json.loads(proc.stdout.readline() or '{"error": "it exited"}')
+        if 'error' in started:
+            pytest.skip('Ray cannot start two nodes on this machine: %s' % started['error'])
+        yield started['address'], set(started['nodes'])
     finally:
-        cluster.shutdown()
+        proc.stdin.close()
+        proc.wait(timeout=120)
         shutil.rmtree(temp_dir, ignore_errors=True)
 
 
 def _launch(address, kv_type, num_workers, out_dir):
-    env = dict(os.environ, KV_TYPE=kv_type, STEPS=str(STEPS), OUT_DIR=str(out_dir),
+    env = dict(os.environ, KV_TYPE=kv_type, STEPS=str(STEPS), OUT_DIR=str(out_dir), **LOOPBACK,
                PYTHONPATH=os.pathsep.join([str(ROOT), str(HERE),
                                            os.environ.get('PYTHONPATH', '')]))
     proc = subprocess.run([sys.executable, '-m', 'gluonedu.launch', '-n', str(num_workers),
                            '-s', '2', '--address', address, 'python', str(WORKER)],
-                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
     output = proc.stdout + proc.stderr
     assert proc.returncode == 0, output
     return output
