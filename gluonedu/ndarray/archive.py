@@ -51,7 +51,7 @@ MAX_NPY_HEADER = 4096
 #: The ``.npy`` header: its dtype, its shape, and the offset where the data starts.
 NpyHeader = namedtuple('NpyHeader', ['dtype', 'shape', 'offset'])
 
-_CHUNK = 1 << 20
+_CHUNK = 256 << 10   # bytes read at a time: the only memory a read needs beyond the array
 _MAGIC = b'\x93NUMPY'
 _HEADER = re.compile(r"\{'descr': '([^']{1,8})', 'fortran_order': (False|True), "
                      r"'shape': \(([0-9, ]{0,%d})\), \} *\n\Z" % (MAX_NDIM * 22))

@@ -105,7 +105,7 @@ def _check_manifest(manifest, reader):
         if kind == 'list' and name is not None:
             raise damaged("names entry %d of a list" % i)
         names.add(name)
-        if stype not in _PARTS:
+        if not isinstance(stype, str) or stype not in _PARTS:
             raise damaged("has entry %d of storage type %r" % (i, str(stype)[:40]))
         if not isinstance(dtype, str) or dtype not in _DTYPE_NAMES:
             raise damaged("has entry %d of dtype %r (allowed: %s)"
