@@ -341,8 +341,12 @@ def rand_ndarray(shape, stype='default', density=None, dtype=None, modifier_func
 
     ``stype='default'``: standard-normal values. ``stype='row_sparse'``: each row is
     stored with probability ``density`` (random in [0, 1) if None) and holds U[0, 1)
-    values, each passed through ``modifier_func`` if given. (``distribution`` other
-    than 'uniform' and ``shuffle_csr_indices`` concern CSR arrays, not provided here.)
+    values, each passed through ``modifier_func`` if given. ``stype='csr'`` (2-D):
+    ``distribution='uniform'`` (the default) puts ``round(density * rows * cols)`` values
+    U[0, 1) at distinct random positions, without making a dense array (huge shapes are
+    fine); ``'powerlaw'`` fills row i with about 2^i values 1 + U(0.001, 2), as MXNet.
+    ``shuffle_csr_indices=True`` (unsorted column indices) is refused: gluonedu's csr
+    arrays keep each row's columns sorted, as ``check_format`` requires.
     """
     ctx = ctx if ctx is not None else default_context()
     dtype = default_dtype() if dtype is None else dtype
@@ -360,8 +364,81 @@ def rand_ndarray(shape, stype='default', density=None, dtype=None, modifier_func
         if modifier_func is not None:
             values = np.vectorize(modifier_func, otypes=[np.float64])(values).astype(dtype)
         return _sparse.row_sparse_array((values, indices), shape=shape, ctx=ctx, dtype=dtype)
-    raise ValueError("rand_ndarray: unknown storage type %r: use 'default' or 'row_sparse'"
-                     % (stype,))
+    if stype == 'csr':
+        if shuffle_csr_indices:
+            raise ValueError("rand_ndarray: gluonedu's csr arrays keep each row's column "
+                             "indices sorted (check_format requires it); drop "
+                             "shuffle_csr_indices=True")
+        density = np.random.rand() if density is None else density
+        if distribution == 'powerlaw':
+            csr = _powerlaw_csr(tuple(shape), density, dtype, ctx)
+        elif distribution in (None, 'uniform'):
+            csr = _random_csr(tuple(shape), density, dtype, ctx)
+        else:
+            raise ValueError("rand_ndarray: distribution must be 'uniform' or 'powerlaw', "
+                             "got %r" % (distribution,))
+        if modifier_func is not None:
+            values = np.vectorize(modifier_func, otypes=[np.float64])(csr.data.asnumpy())
+            csr = _sparse.csr_matrix((values.astype(dtype), csr.indices, csr.indptr),
+                                     shape=csr.shape, ctx=ctx, dtype=dtype)
+        return csr
+    raise ValueError("rand_ndarray: unknown storage type %r: use 'default', 'row_sparse' or "
+                     "'csr'" % (stype,))
+
+
+def _random_csr(shape, density, dtype, ctx):
+    """A csr array with ``round(density * size)`` values U[0, 1) at distinct positions."""
+    _check_csr_request(shape, density)
+    size = shape[0] * shape[1]
+    wanted = int(round(density * size))
+    positions = np.unique(np.random.randint(0, max(size, 1), size=wanted))
+    while positions.size < wanted:   # draws that collided: draw the missing ones again
+        extra = np.random.randint(0, size, size=wanted - positions.size)
+        positions = np.union1d(positions, extra)
+    values = np.random.rand(positions.size).astype(dtype)
+    return _sparse.csr_matrix((values, (positions // shape[1], positions % shape[1])),
+                              shape=shape, ctx=ctx, dtype=dtype)
+
+
+def _powerlaw_csr(shape, density, dtype, ctx):
+    """MXNet's 'powerlaw' csr: every row starts with one value; then row i holds up to
+    2^(i+1) leading values (whole rows once that exceeds the columns), until
+    ``int(rows * cols * density)`` values are placed."""
+    _check_csr_request(shape, density)
+    rows, cols = shape
+    left = int(rows * cols * density)
+    if left < 2 * rows:
+        raise ValueError("rand_ndarray: a powerlaw csr needs rows * cols * density >= 2 * rows "
+                         "(as MXNet's); shape %s with density %s has %d values"
+                         % (shape, density, left))
+    dense = np.zeros(shape, dtype=dtype)
+    dense[:, 0] = 1 + np.random.uniform(0.001, 2, rows)
+    left -= rows
+    width = 2
+    for row in range(rows):
+        if left <= 0:
+            break
+        limit = min(cols, width)
+        if limit == cols and left > limit:
+            dense[row] = 1 + np.random.uniform(0.001, 2)
+            left -= limit - 1
+            continue
+        count = min(limit - 1, left)
+        dense[row, 1:1 + count] = 1 + np.random.uniform(0.001, 2, count)
+        left -= count
+        width *= 2
+    if left > 0:
+        raise ValueError("rand_ndarray: a powerlaw csr of shape %s cannot hold density %s"
+                         % (shape, density))
+    return _sparse.csr_matrix(dense, ctx=ctx, dtype=dtype)
+
+
+def _check_csr_request(shape, density):
+    if len(shape) != 2 or min(shape) <= 0:
+        raise ValueError("rand_ndarray: csr arrays are 2-D with rows and columns, got shape "
+                         "%s" % (shape,))
+    if not 0 <= density <= 1:
+        raise ValueError("rand_ndarray: density must lie in [0, 1], got %s" % (density,))
 
 
 def rand_shape_2d(dim0=10, dim1=10, allow_zero_size=False):

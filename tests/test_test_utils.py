@@ -85,8 +85,17 @@ def test_rand_ndarray_and_shapes():
     assert a.shape == (3, 4) and a.dtype == np.float32 and a.context == mx.cpu(0)
     b = tu.rand_ndarray((2, 2), dtype='float64', ctx=mx.cpu(1))
     assert b.dtype == np.float64 and b.context == mx.cpu(1)
+    c = tu.rand_ndarray((20, 50), stype='csr', density=0.1)
+    assert c.stype == 'csr' and c.shape == (20, 50) and c.data.shape == (100,)
+    assert ((c.asnumpy() >= 0) & (c.asnumpy() < 1)).all()
     with pytest.raises(ValueError):
-        tu.rand_ndarray((2, 2), stype='csr')
+        tu.rand_ndarray((2, 2, 2), stype='csr')
+    doubled = tu.rand_ndarray((10, 10), stype='csr', density=0.3, modifier_func=lambda v: 2 + v)
+    assert ((doubled.data.asnumpy() >= 2) & (doubled.data.asnumpy() < 3)).all()
+    with pytest.raises(ValueError, match='sorted'):
+        tu.rand_ndarray((4, 4), stype='csr', density=0.5, shuffle_csr_indices=True)
+    with pytest.raises(ValueError):
+        tu.rand_ndarray((2, 2), stype='dense')
     for _ in range(20):
         d0, d1 = tu.rand_shape_2d(3, 4)
         assert 1 <= d0 <= 3 and 1 <= d1 <= 4
