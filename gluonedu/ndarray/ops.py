@@ -93,7 +93,7 @@ def _zero_grad(xp, x, y, g):
 
 # ---------------------------------------------------------------------- element-wise math
 def abs(data, out=None):
-    """|x|; gradient sign(x)."""
+    """``|x|``; gradient ``sign(x)``."""
     return _unary('abs', data, lambda xp, x: xp.abs(x), lambda xp, x, y, g: g * xp.sign(x), out)
 
 
@@ -218,7 +218,7 @@ def tanh(data, out=None):
 
 
 def softsign(data, out=None):
-    """x / (1 + |x|); gradient 1 / (1 + |x|)²."""
+    """``x / (1 + |x|)``; gradient ``1 / (1 + |x|)²``."""
     return _unary('softsign', data, lambda xp, x: x / (1 + xp.abs(x)),
                   lambda xp, x, y, g: g / ((1 + xp.abs(x)) ** 2), out)
 

@@ -15,10 +15,12 @@ So a test, or a notebook checked by nbval (which fires no callbacks), sees exact
 a click produces. The training core never imports this package; ``mx.widgets`` loads it
 on first use.
 """
-from .playground import OptimizerPlayground, HyperParameter, hyperparameters
+from .playground import (OptimizerPlayground, HyperParameter, hyperparameters,
+                         dropdown_optimizers)
 from .dashboard import TrainingDashboard
 from .schedules import ScheduleExplorer, SCHEDULERS
 from .momentum import MomentumExplorer, convergence_rate
 
-__all__ = ['OptimizerPlayground', 'HyperParameter', 'hyperparameters', 'TrainingDashboard',
-           'ScheduleExplorer', 'SCHEDULERS', 'MomentumExplorer', 'convergence_rate']
+__all__ = ['OptimizerPlayground', 'HyperParameter', 'hyperparameters', 'dropdown_optimizers',
+           'TrainingDashboard', 'ScheduleExplorer', 'SCHEDULERS', 'MomentumExplorer',
+           'convergence_rate']

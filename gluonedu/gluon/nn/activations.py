@@ -13,7 +13,7 @@ class Activation(HybridBlock):
     activation : str
         'relu', 'sigmoid', 'tanh', 'softrelu' or 'softsign'.
 
-    The automatic prefix is the activation's name: ``Activation('relu')`` is 'relu0_'.
+    The automatic prefix is the activation's name: ``Activation('relu')`` is ``'relu0_'``.
     """
 
     def __init__(self, activation, **kwargs):
