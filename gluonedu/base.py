@@ -4,8 +4,8 @@ import numbers
 
 import numpy as np
 
-__all__ = ['MXNetError', 'mx_real_t', 'numeric_types', 'integer_types', 'string_types',
-           'check_hyperparameter']
+__all__ = ['MXNetError', 'NotSupportedForSparseNDArray', 'mx_real_t', 'numeric_types',
+           'integer_types', 'string_types', 'check_hyperparameter']
 
 
 class MXNetError(RuntimeError):
@@ -14,6 +14,26 @@ class MXNetError(RuntimeError):
     Raised where MXNet's backend would raise: arrays on different contexts in one
     operation, incompatible shapes or dtypes, misuse of autograd.
     """
+
+
+class NotSupportedForSparseNDArray(MXNetError):
+    """An NDArray method that a sparse array (csr, row_sparse) does not offer, as MXNet.
+
+    ``NotSupportedForSparseNDArray(method, alias, *args)`` names the method, the operator
+    spelling it stands for (``alias``, or None) and the types of its arguments.
+    """
+
+    def __init__(self, function, alias, *args):
+        self.function = function.__name__
+        self.alias = alias
+        self.arg_types = [type(a).__name__ for a in args]
+        what = 'Function %s' % self.function
+        if alias:
+            what += ' (operator "%s")' % alias
+        if self.arg_types:
+            what += ' with arguments (%s)' % ', '.join(self.arg_types)
+        super().__init__(what + " is not supported for sparse arrays; convert with "
+                         "tostype('default') first to use it on the dense equivalent.")
 
 
 #: MXNet's default real type.

@@ -347,19 +347,37 @@ def _arrays_in(state):
 
 
 def accepts_lists(update_one):
-    """Let an ``update`` written for one tensor also take lists of them.
+    """Let an ``update`` written for one dense tensor also take lists of them, and csr ones.
 
     MXNet's multi-tensor calls pass lists of indices, weights, grads and states; the
-    readable reference path handles them one parameter at a time.
+    readable reference path handles them one parameter at a time. A csr weight (and its
+    csr states) is updated through dense stand-ins written back afterwards, as MXNet's
+    kernels compute csr arrays ("storage fallback"), so the formula sees dense arrays.
     """
     @functools.wraps(update_one)
     def update(self, index, weight, grad, state):
         if isinstance(index, (list, tuple)):
             for i, w, g, s in zip(index, weight, grad, state):
-                update_one(self, i, w, g, s)
+                _update_csr_densely(update_one, self, i, w, g, s)
         else:
-            update_one(self, index, weight, grad, state)
+            _update_csr_densely(update_one, self, index, weight, grad, state)
     return update
+
+
+def _update_csr_densely(update_one, optimizer, index, weight, grad, state):
+    """``update_one(...)``, with dense stand-ins for a csr weight and csr states."""
+    csr = [a for a in [weight] + list(_arrays_in(state)) if a.stype == 'csr']
+    if not csr:
+        return update_one(optimizer, index, weight, grad, state)
+    dense = {id(a): a.tostype('default') for a in csr}
+
+    def stand_in(item):
+        if isinstance(item, (tuple, list)):
+            return type(item)(stand_in(part) for part in item)
+        return dense.get(id(item), item)
+    update_one(optimizer, index, stand_in(weight), grad, stand_in(state))
+    for array in csr:
+        array[:] = dense[id(array)]
 
 
 register = Optimizer.register
