@@ -254,6 +254,7 @@ class KVStore(KVStoreBase):
         """Copy each key's stored value into its output(s).
 
         out : NDArray, list of NDArray (e.g. one per device), or a list of those per key.
+
         ignore_sparse : bool, default True
             Leave row-sparse outputs untouched (use :meth:`row_sparse_pull` for them);
             with False they receive every stored row.

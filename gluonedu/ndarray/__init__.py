@@ -2,6 +2,8 @@
 from .ndarray import NDArray, array, empty, zeros, ones, full, arange, waitall, from_numpy
 from .ops import *  # noqa: F401,F403
 from .ops import __all__ as _ops_all
+from .nn_ops import *  # noqa: F401,F403  (Convolution, Pooling, BatchNorm, ...)
+from .nn_ops import OPERATORS as _nn_ops_all
 from . import sparse, random
 from .sparse import RowSparseNDArray, CSRNDArray, cast_storage
 from .io import save, load
@@ -13,4 +15,4 @@ random_randint = random.randint
 
 __all__ = ['NDArray', 'RowSparseNDArray', 'CSRNDArray', 'array', 'empty', 'zeros', 'ones', 'full',
            'arange', 'waitall', 'from_numpy', 'sparse', 'random', 'save', 'load',
-           'cast_storage'] + list(_ops_all)
+           'cast_storage'] + list(_ops_all) + list(_nn_ops_all)

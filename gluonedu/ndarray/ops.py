@@ -20,7 +20,7 @@ __all__ = [
     # element-wise math
     'abs', 'sign', 'sqrt', 'rsqrt', 'square', 'exp', 'expm1', 'log', 'log1p', 'log2', 'log10',
     'negative', 'reciprocal', 'sin', 'cos', 'floor', 'ceil', 'round', 'trunc', 'cbrt',
-    'relu', 'sigmoid', 'tanh', 'softsign', 'Activation', 'LeakyReLU', 'clip',
+    'relu', 'sigmoid', 'tanh', 'softsign', 'Activation', 'clip',
     'add', 'subtract', 'multiply', 'divide', 'modulo', 'power', 'maximum', 'minimum',
     'equal', 'not_equal', 'greater', 'greater_equal', 'lesser', 'lesser_equal',
     'elemwise_add', 'elemwise_sub', 'elemwise_mul', 'elemwise_div',
@@ -93,7 +93,7 @@ def _zero_grad(xp, x, y, g):
 
 # ---------------------------------------------------------------------- element-wise math
 def abs(data, out=None):
-    """|x|; gradient sign(x)."""
+    """``|x|``; gradient ``sign(x)``."""
     return _unary('abs', data, lambda xp, x: xp.abs(x), lambda xp, x, y, g: g * xp.sign(x), out)
 
 
@@ -218,7 +218,7 @@ def tanh(data, out=None):
 
 
 def softsign(data, out=None):
-    """x / (1 + |x|); gradient 1 / (1 + |x|)²."""
+    """``x / (1 + |x|)``; gradient ``1 / (1 + |x|)²``."""
     return _unary('softsign', data, lambda xp, x: x / (1 + xp.abs(x)),
                   lambda xp, x, y, g: g / ((1 + xp.abs(x)) ** 2), out)
 
@@ -243,18 +243,6 @@ def Activation(data, act_type, out=None, name=None):
     if act_type not in _ACTIVATIONS:
         raise MXNetError("unknown act_type %r: use one of %s" % (act_type, sorted(_ACTIVATIONS)))
     return _ACTIVATIONS[act_type](data, out=out)
-
-
-def LeakyReLU(data, act_type='leaky', slope=0.25, out=None, name=None):
-    """x if x > 0 else slope·x ('leaky'), or slope·(eˣ - 1) ('elu')."""
-    if act_type == 'leaky':
-        return _unary('LeakyReLU', data, lambda xp, x: xp.where(x > 0, x, slope * x),
-                      lambda xp, x, y, g: g * xp.where(x > 0, 1.0, slope).astype(x.dtype), out)
-    if act_type == 'elu':
-        return _unary('LeakyReLU', data, lambda xp, x: xp.where(x > 0, x, slope * xp.expm1(x)),
-                      lambda xp, x, y, g: g * xp.where(x > 0, 1.0, y + slope).astype(x.dtype),
-                      out)
-    raise MXNetError("LeakyReLU act_type %r is not supported: use 'leaky' or 'elu'" % act_type)
 
 
 def clip(data, a_min, a_max, out=None):

@@ -1,5 +1,11 @@
 """Matplotlib plots of what optimizers do (every function returns its Figure; Agg-safe).
 
+Each plot returns a :class:`gluonedu.viz.figure.Figure` (a matplotlib Figure made through
+pyplot): a script saves it or calls ``plt.show()``; a notebook shows it exactly once,
+whatever the cell ends with -- the call itself, the call with ``;``, ``fig = ...`` or
+anything else (see :mod:`gluonedu.viz.figure`). Given ``ax=``, a plot draws into your
+Axes and returns your Figure, shown as your other figures are.
+
 On 2-D landscapes (:mod:`gluonedu.viz.landscapes`):
 
 * :func:`plot_trajectories` -- optimizer paths drawn over a landscape's contour lines
@@ -38,14 +44,16 @@ __all__ = ['plot_trajectories', 'plot_losses', 'contour_levels', 'plot_lr', 'plo
            'plot_lr_find']
 
 
-def _pyplot():
+def _subplots(*args, **kwargs):
+    """``pyplot.subplots`` making a :class:`~gluonedu.viz.figure.Figure` (shown once)."""
     import matplotlib.pyplot as plt  # imported on first use: viz is optional
-    return plt
+    from .figure import Figure
+    return plt.subplots(*args, FigureClass=Figure, **kwargs)
 
 
 def _axes(ax, figsize):
     if ax is None:
-        fig, ax = _pyplot().subplots(figsize=figsize)
+        fig, ax = _subplots(figsize=figsize)
         return fig, ax
     return ax.figure, ax
 
@@ -333,7 +341,7 @@ def _stacked_axes(count, ax, figsize, plot):
         return ax.figure, [ax]
     if figsize is None:
         figsize = (7.0, 2.2 + 2.3 * count)
-    fig, axes = _pyplot().subplots(count, 1, figsize=figsize, sharex=True, squeeze=False)
+    fig, axes = _subplots(count, 1, figsize=figsize, sharex=True, squeeze=False)
     return fig, list(axes[:, 0])
 
 
@@ -435,6 +443,7 @@ def plot_norms(recorder, which=('weight', 'grad'), params=None, ax=None, figsize
         ``'momentum'`` (the ``state_norm`` rows). One Axes per quantity, stacked and
         sharing the step axis, in this order (``fig.axes``), each on a log y scale
         with one line per parameter (``gid`` = the parameter).
+
     params : str or list of str, optional -- the parameters to draw (default: all).
     ax : matplotlib Axes, optional -- only when ``which`` names one quantity.
 
@@ -600,6 +609,7 @@ def plot_loss(recorder, names=('loss',), ax=None, log=False, figsize=None, title
         The metrics (``rec.log('loss', ...)``, ``rec.log_metric(accuracy=...)``); one
         Axes per metric, stacked, each with one line (``gid`` = the metric) whose data
         are the metric's rows in the order they were logged.
+
     log : bool -- a log y scale.
     ax : matplotlib Axes, optional -- only for one metric.
     """

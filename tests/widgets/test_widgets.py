@@ -4,6 +4,7 @@ The ipywidgets views are built too (ipywidgets works without a kernel), and a co
 value is changed from Python -- which fires the same observer a browser change fires --
 to check that a callback does exactly what the plain method does.
 """
+import base64
 import inspect
 import math
 import subprocess
@@ -24,7 +25,7 @@ from gluonedu.gluon import nn  # noqa: E402
 from gluonedu.instrument import BUS, Recorder  # noqa: E402
 from gluonedu.viz import Quadratic, run_optimizer  # noqa: E402
 from gluonedu.widgets import (OptimizerPlayground, ScheduleExplorer, TrainingDashboard,  # noqa: E402
-                              hyperparameters)
+                              dropdown_optimizers, hyperparameters)
 from gluonedu.widgets._common import round_significant  # noqa: E402
 
 REGISTRY = mx.optimizer.Optimizer.opt_registry
@@ -192,6 +193,20 @@ def test_every_registered_optimizer_runs_in_the_playground():
         assert pg.hyperparameters == {s.name: s.default for s in hyperparameters(name)}
 
 
+def test_the_dropdown_offers_the_optimizers_that_make_sense_on_a_landscape():
+    offered = dropdown_optimizers()
+    assert offered == sorted(set(REGISTRY) - {'test', 'ccsgd', 'dcasgd'})
+    assert {'sgd', 'adam', 'sgld', 'lamb', 'ftrl'} <= set(offered)
+    pg = OptimizerPlayground('quadratic', 'dcasgd', steps=5)       # code may still pick one
+    pg.widget                                                      # the view, built
+    assert list(pg._optimizer_box.options) == offered
+    assert pg._optimizer_box.value is None
+    pg.set(optimizer='adam')
+    assert pg._optimizer_box.value == 'adam'
+    pg.set(optimizer='test')                                       # shown as no choice
+    assert pg._optimizer_box.value is None and pg.optimizer == 'test'
+
+
 def test_a_slider_callback_is_the_plain_set_call():
     pg = OptimizerPlayground('quadratic', 'adam', steps=40, learning_rate=0.1)
     view = pg.widget
@@ -224,10 +239,13 @@ def test_a_slider_callback_is_the_plain_set_call():
     # A value set from Python beyond a slider's range widens the range (no clamping).
     pg.set(learning_rate=50.0)
     assert pg._controls['learning_rate'].value == pytest.approx(50.0)
-    # The text/plain of the display is stable (ipywidgets' own repr has model ids).
+    # The display: the live view, its current picture as a static PNG, and stable text
+    # (ipywidgets' own repr has model ids) -- what an untrusted notebook shows.
     bundle = pg._repr_mimebundle_()
-    assert bundle['text/plain'] == '<OptimizerPlayground: signum on quadratic (κ=10), 30 steps>'
+    assert bundle['text/plain'] == ('<OptimizerPlayground: signum on quadratic (κ=10), '
+                                    '30 steps>\n' + pg.summary())
     assert 'application/vnd.jupyter.widget-view+json' in bundle
+    assert base64.b64decode(bundle['image/png']) == image.value == pg.png()
 
 
 # ------------------------------------------------------------------ the dashboard
@@ -354,6 +372,23 @@ def test_dashboard_before_anything_is_recorded():
         TrainingDashboard([])
     with pytest.raises(ValueError, match="norm must be 'weight', 'grad' or 'update'"):
         TrainingDashboard(rec, norm='state')
+
+
+@pytest.mark.parametrize('make', [
+    lambda: TrainingDashboard(Recorder(), norm='update'),
+    lambda: ScheduleExplorer('cosine', num_updates=50, max_update=40),
+], ids=['dashboard', 'explorer'])
+def test_every_widget_displays_a_static_picture_and_text_beside_the_view(make):
+    widget = make()
+    try:
+        bundle = widget._repr_mimebundle_()
+        png = base64.b64decode(bundle['image/png'])
+        assert png.startswith(PNG_MAGIC) and png == widget._image.value
+        assert bundle['text/plain'] == '%r\n%s' % (widget, widget.summary())
+        assert 'application/vnd.jupyter.widget-view+json' in bundle
+    finally:
+        if isinstance(widget, TrainingDashboard):
+            widget.recorder.detach()
 
 
 @pytest.mark.parametrize('bar', ['auto', 'notebook'])
