@@ -1,8 +1,17 @@
 """AdaDelta: a step size from running averages of squared gradients and steps (Zeiler, 2012)."""
-from .. import ndarray as nd
-from .optimizer import Optimizer, register, accepts_lists, check_hyperparameter
+from typing import NamedTuple
 
-__all__ = ['AdaDelta']
+from .. import ndarray as nd
+from .optimizer import Optimizer, register, accepts_lists, check_hyperparameter, state_type
+
+__all__ = ['AdaDelta', 'AdaDeltaState']
+
+
+@state_type
+class AdaDeltaState(NamedTuple):
+    """AdaDelta's running averages of squared gradients and of squared steps."""
+    acc_grad: object
+    acc_delta: object
 
 
 @register
@@ -32,10 +41,10 @@ class AdaDelta(Optimizer):
     **kwargs
         Passed to :class:`Optimizer` (``wd``, ``rescale_grad``, ``clip_gradient``, ...).
 
-    State: ``(acc_g, acc_delta)``, float32 zeros of the weight's shape.
+    State: ``AdaDeltaState(acc_grad, acc_delta)``, float32 zeros of the weight's shape.
     """
 
-    state_names = ('acc_grad', 'acc_delta')
+    state_type = AdaDeltaState
 
     def __init__(self, rho=0.90, epsilon=1e-5, **kwargs):
         check_hyperparameter('rho', rho, low=0, high=1)
@@ -48,12 +57,11 @@ class AdaDelta(Optimizer):
         # As MXNet: default dtype (float32), whatever the weight's.
         acc_g = nd.zeros(weight.shape, weight.context)
         acc_delta = nd.zeros(weight.shape, weight.context)
-        return (acc_g, acc_delta)
+        return AdaDeltaState(acc_g, acc_delta)
 
     @accepts_lists
     def update(self, index, weight, grad, state):
-        self._update_count(index)
-        wd = self._get_wd(index)
+        _, wd, _ = self.begin_step(index)
 
         if grad.stype == 'row_sparse':
             grad = grad.tostype('default')

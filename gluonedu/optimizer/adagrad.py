@@ -1,8 +1,17 @@
 """AdaGrad: steps scaled by the accumulated squared gradients (Duchi et al., 2011)."""
-from .. import ndarray as nd
-from .optimizer import Optimizer, register, accepts_lists, check_hyperparameter
+from typing import NamedTuple
 
-__all__ = ['AdaGrad']
+from .. import ndarray as nd
+from .kernels import kernel_clip, lazy_rows
+from .optimizer import Optimizer, register, accepts_lists, check_hyperparameter, state_type
+
+__all__ = ['AdaGrad', 'AdaGradState']
+
+
+@state_type
+class AdaGradState(NamedTuple):
+    """AdaGrad's state: the sum of squared gradients (a bare array, as MXNet's)."""
+    history: object
 
 
 @register
@@ -35,7 +44,7 @@ class AdaGrad(Optimizer):
     State: ``history``, float32 zeros of the weight's shape and storage type.
     """
 
-    state_names = ('history',)
+    state_type = AdaGradState
 
     def __init__(self, eps=1e-7, **kwargs):
         check_hyperparameter('eps', eps, low=0)
@@ -48,9 +57,7 @@ class AdaGrad(Optimizer):
 
     @accepts_lists
     def update(self, index, weight, grad, state):
-        self._update_count(index)
-        lr = self._get_lr(index)
-        wd = self._get_wd(index)
+        lr, wd, _ = self.begin_step(index)
         history = state
 
         if grad.stype == 'row_sparse':
@@ -69,10 +76,13 @@ class AdaGrad(Optimizer):
             raise ValueError("AdaGrad: weight decay (wd=%r) is not supported with row_sparse "
                              "gradients (neither is it in MXNet); set wd=0, or give this "
                              "parameter wd_mult=0, or use dense gradients" % (wd,))
-        rows = grad.indices
-        grad = grad.data * self.rescale_grad
-        if self.clip_gradient is not None and self.clip_gradient > 0:
-            grad = nd.clip(grad, -self.clip_gradient, self.clip_gradient)
-        history_rows = history[rows] + grad * grad
-        history[rows] = history_rows
-        weight[rows] = weight[rows] - grad / nd.sqrt(history_rows + self.float_stable_eps) * lr
+        clip = kernel_clip(self.clip_gradient)
+
+        def update_rows(weight_rows, history_rows, grad_rows):
+            grad_rows = grad_rows * self.rescale_grad
+            if clip is not None:
+                grad_rows = nd.clip(grad_rows, -clip, clip)
+            history_rows[:] = history_rows + grad_rows * grad_rows
+            weight_rows[:] = weight_rows - grad_rows / nd.sqrt(
+                history_rows + self.float_stable_eps) * lr
+        lazy_rows(update_rows, grad, weight, history)

@@ -1,12 +1,21 @@
 """Adam: adaptive moment estimation (Kingma & Ba, 2015), as MXNet 1.9.1's ``adam_update``."""
 import math
+from typing import NamedTuple
 
 import numpy as np
 
 from .. import ndarray as nd
-from .optimizer import Optimizer, register, accepts_lists, check_hyperparameter
+from .kernels import kernel_clip, lazy_rows
+from .optimizer import Optimizer, register, accepts_lists, check_hyperparameter, state_type
 
-__all__ = ['Adam']
+__all__ = ['Adam', 'AdamState']
+
+
+@state_type
+class AdamState(NamedTuple):
+    """Adam's running estimates of the gradient's first and second moments."""
+    mean: object
+    var: object
 
 
 @register
@@ -44,11 +53,11 @@ class Adam(Optimizer):
     **kwargs
         Passed to :class:`Optimizer` (``wd``, ``rescale_grad``, ``clip_gradient``, ...).
 
-    State: ``(mean, var)``, zeros of the weight's shape and dtype (and storage type, when
+    State: ``AdamState(mean, var)``, zeros of the weight's shape and dtype (and storage type, when
     ``lazy_update`` is True).
     """
 
-    state_names = ('mean', 'var')
+    state_type = AdamState
 
     def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-8,
                  lazy_update=True, **kwargs):
@@ -65,25 +74,17 @@ class Adam(Optimizer):
         stype = weight.stype if self.lazy_update else 'default'
         mean = nd.zeros(weight.shape, weight.context, dtype=weight.dtype, stype=stype)
         var = nd.zeros(weight.shape, weight.context, dtype=weight.dtype, stype=stype)
-        return (mean, var)
+        return AdamState(mean, var)
 
     @accepts_lists
     def update(self, index, weight, grad, state):
-        self._update_count(index)
-        lr = self._get_lr(index)
-        wd = self._get_wd(index)
-        t = self._index_update_count[index]
+        lr, wd, t = self.begin_step(index)
         lr *= math.sqrt(1. - self.beta2 ** t) / (1. - self.beta1 ** t)
 
         mean, var = state
         if grad.stype == 'row_sparse' and self.lazy_update:
-            # Work on copies of the touched rows, then write them back.
-            rows = grad.indices
-            weight_rows, mean_rows, var_rows = weight[rows], mean[rows], var[rows]
-            self._adam_step(weight_rows, grad.data, mean_rows, var_rows, lr, wd)
-            mean[rows] = mean_rows
-            var[rows] = var_rows
-            weight[rows] = weight_rows
+            lazy_rows(lambda w, m, v, g: self._adam_step(w, g, m, v, lr, wd),
+                      grad, weight, mean, var)
         else:
             if grad.stype == 'row_sparse':
                 grad = grad.tostype('default')
@@ -92,9 +93,9 @@ class Adam(Optimizer):
     def _adam_step(self, weight, grad, mean, var, lr, wd):
         """One Adam step on dense arrays, written in place (``lr`` already bias-corrected)."""
         grad = grad * self.rescale_grad + wd * weight
-        # MXNet's kernel clips only for a positive bound (0 or negative means "off").
-        if self.clip_gradient is not None and self.clip_gradient > 0:
-            grad = nd.clip(grad, -self.clip_gradient, self.clip_gradient)
+        clip = kernel_clip(self.clip_gradient)
+        if clip is not None:
+            grad = nd.clip(grad, -clip, clip)
         # The kernel rounds beta to the weight's dtype and forms 1 - beta in that dtype;
         # so do we (in float32 this differs from Python's 1 - beta by up to ~1e-5 relative).
         scalar = np.dtype(weight.dtype).type

@@ -1,8 +1,17 @@
 """AdaMax: Adam with the infinity norm (Kingma & Ba, 2015, section 7), as MXNet 1.9.1."""
-from .. import ndarray as nd
-from .optimizer import Optimizer, register, accepts_lists, check_hyperparameter
+from typing import NamedTuple
 
-__all__ = ['Adamax']
+from .. import ndarray as nd
+from .optimizer import Optimizer, register, accepts_lists, check_hyperparameter, state_type
+
+__all__ = ['Adamax', 'AdamaxState']
+
+
+@state_type
+class AdamaxState(NamedTuple):
+    """AdaMax's first moment and its decaying maximum of ``|g|``."""
+    mean: object
+    inf_norm: object
 
 
 @register
@@ -31,10 +40,10 @@ class Adamax(Optimizer):
     **kwargs
         Passed to :class:`Optimizer` (``wd``, ``rescale_grad``, ``clip_gradient``, ...).
 
-    State: ``(mean, var)`` — ``m`` and ``u``, zeros of the weight's shape and dtype.
+    State: ``AdamaxState(mean, inf_norm)`` — ``m`` and ``u``, zeros of the weight's shape and dtype.
     """
 
-    state_names = ('mean', 'inf_norm')
+    state_type = AdamaxState
 
     def __init__(self, learning_rate=0.002, beta1=0.9, beta2=0.999, **kwargs):
         check_hyperparameter('beta1', beta1, low=0, high=1, high_open=True)
@@ -46,14 +55,11 @@ class Adamax(Optimizer):
     def create_state(self, index, weight):
         mean = nd.zeros(weight.shape, weight.context, dtype=weight.dtype)
         inf_norm = nd.zeros(weight.shape, weight.context, dtype=weight.dtype)
-        return (mean, inf_norm)
+        return AdamaxState(mean, inf_norm)
 
     @accepts_lists
     def update(self, index, weight, grad, state):
-        self._update_count(index)
-        lr = self._get_lr(index)
-        wd = self._get_wd(index)
-        t = self._index_update_count[index]
+        lr, wd, t = self.begin_step(index)
         lr /= (1. - self.beta1 ** t)  # bias correction of the first moment
 
         if grad.stype == 'row_sparse':

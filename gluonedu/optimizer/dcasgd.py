@@ -4,10 +4,19 @@ In asynchronous training a gradient arrives computed at an older weight. DCASGD
 corrects it with a cheap approximation of the Hessian (``lamda * g * g``, element-wise)
 times the distance the weight has moved since the previous update.
 """
-from .. import ndarray as nd
-from .optimizer import Optimizer, register, accepts_lists, check_hyperparameter
+from typing import NamedTuple
 
-__all__ = ['DCASGD']
+from .. import ndarray as nd
+from .optimizer import Optimizer, register, accepts_lists, check_hyperparameter, state_type
+
+__all__ = ['DCASGD', 'DCASGDState']
+
+
+@state_type
+class DCASGDState(NamedTuple):
+    """DCASGD's momentum (None without momentum) and the weight of the previous update."""
+    momentum: object
+    previous_weight: object
 
 
 @register
@@ -37,11 +46,11 @@ class DCASGD(Optimizer):
     **kwargs
         Passed to :class:`Optimizer` (``learning_rate``, ``wd``, ``rescale_grad``, ...).
 
-    State: ``(momentum or None, previous_weight)``; the previous weight starts as a copy
+    State: ``DCASGDState(momentum or None, previous_weight)``; the previous weight starts as a copy
     of the weight.
     """
 
-    state_names = ('momentum', 'previous_weight')
+    state_type = DCASGDState
 
     def __init__(self, momentum=0.0, lamda=0.04, **kwargs):
         check_hyperparameter('momentum', momentum, low=0)
@@ -54,13 +63,11 @@ class DCASGD(Optimizer):
         mom = None
         if self.momentum != 0.0:
             mom = nd.zeros(weight.shape, weight.context, dtype=weight.dtype)
-        return (mom, weight.copy())
+        return DCASGDState(mom, weight.copy())
 
     @accepts_lists
     def update(self, index, weight, grad, state):
-        self._update_count(index)
-        lr = self._get_lr(index)
-        wd = self._get_wd(index)
+        lr, wd, _ = self.begin_step(index)
         if grad.stype == 'row_sparse':
             grad = grad.tostype('default')
 

@@ -6,12 +6,23 @@ where ``d`` is an Adam-like per-coordinate scale and ``z`` a moving average of
 gradients corrected by how much ``d`` changed. With ``beta1 -> 0`` it behaves like
 RMSProp; the moving average of past "leaders" makes it steadier than Adam early on.
 """
+from typing import NamedTuple
+
 import numpy as np
 
 from .. import ndarray as nd
-from .optimizer import Optimizer, register, accepts_lists, check_hyperparameter
+from .kernels import kernel_clip, kernel_scalars
+from .optimizer import Optimizer, register, accepts_lists, check_hyperparameter, state_type
 
-__all__ = ['FTML']
+__all__ = ['FTML', 'FTMLState']
+
+
+@state_type
+class FTMLState(NamedTuple):
+    """FTML's previous scale ``d``, its squared-gradient average ``v`` and its leader ``z``."""
+    prev_d: object
+    prev_v: object
+    prev_z: object
 
 
 def ftml_step(weight, grad, prev_d, prev_v, prev_z, lr, beta1, beta2, epsilon, t, wd,
@@ -34,13 +45,6 @@ def ftml_step(weight, grad, prev_d, prev_v, prev_z, lr, beta1, beta2, epsilon, t
     prev_z[:] = beta1 * prev_z + (1 - beta1) * g - (d_t - beta1 * prev_d) * weight
     prev_d[:] = d_t
     weight[:] = -prev_z / d_t
-
-
-def _kernel_clip(clip_gradient):
-    """The clip bound the kernel uses, or None (MXNet passes it only when truthy and > 0)."""
-    if clip_gradient is None or not clip_gradient > 0:
-        return None
-    return clip_gradient
 
 
 @register
@@ -66,11 +70,11 @@ class FTML(Optimizer):
     **kwargs
         Passed to :class:`Optimizer` (``learning_rate``, ``wd``, ``rescale_grad``, ...).
 
-    The state is the tuple ``(prev_d, prev_v, prev_z)``, dense, in the weight's dtype.
+    The state is ``FTMLState(prev_d, prev_v, prev_z)``, dense, in the weight's dtype.
     Row-sparse gradients are used as the dense arrays they stand for.
     """
 
-    state_names = ('prev_d', 'prev_v', 'prev_z')
+    state_type = FTMLState
 
     def __init__(self, beta1=0.6, beta2=0.999, epsilon=1e-8, **kwargs):
         check_hyperparameter('beta1', beta1, low=0, high=1, high_open=True)
@@ -84,22 +88,18 @@ class FTML(Optimizer):
     def create_state(self, index, weight):
         def zeros():
             return nd.zeros(weight.shape, weight.context, dtype=weight.dtype)
-        return (zeros(), zeros(), zeros())  # prev_d, prev_v, prev_z
+        return FTMLState(zeros(), zeros(), zeros())
 
     @accepts_lists
     def update(self, index, weight, grad, state):
         """Update ``weight`` and its state ``(prev_d, prev_v, prev_z)`` in place."""
-        self._update_count(index)
-        lr = self._get_lr(index)
-        wd = self._get_wd(index)
-        t = self._index_update_count[index]
+        lr, wd, t = self.begin_step(index)
         prev_d, prev_v, prev_z = state
 
         # Scalars reach MXNet's kernel in the weight's precision.
-        scalar = np.dtype(weight.dtype).type
-        clip = _kernel_clip(self.clip_gradient)
-        ftml_step(weight, grad.tostype('default'), prev_d, prev_v, prev_z,
-                  lr=scalar(lr), beta1=scalar(self.beta1), beta2=scalar(self.beta2),
-                  epsilon=scalar(self.epsilon), t=t, wd=scalar(wd),
-                  rescale_grad=scalar(self.rescale_grad),
-                  clip_gradient=None if clip is None else scalar(clip))
+        dtype = weight.dtype
+        lr, beta1, beta2, epsilon, wd, rescale = kernel_scalars(
+            dtype, lr, self.beta1, self.beta2, self.epsilon, wd, self.rescale_grad)
+        ftml_step(weight, grad.tostype('default'), prev_d, prev_v, prev_z, lr=lr,
+                  beta1=beta1, beta2=beta2, epsilon=epsilon, t=t, wd=wd,
+                  rescale_grad=rescale, clip_gradient=kernel_clip(self.clip_gradient, dtype))

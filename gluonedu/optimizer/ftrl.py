@@ -12,12 +12,20 @@ row-sparse — its states are then row-sparse too. A dense weight with a row-spa
 gradient gets the ordinary dense update (MXNet falls back to the dense kernel there):
 every row of the weight is recomputed from its ``z`` and ``n``.
 """
-import numpy as np
+from typing import NamedTuple
 
 from .. import ndarray as nd
-from .optimizer import Optimizer, register, accepts_lists, check_hyperparameter
+from .kernels import kernel_clip, kernel_scalars
+from .optimizer import Optimizer, register, accepts_lists, check_hyperparameter, state_type
 
-__all__ = ['Ftrl']
+__all__ = ['Ftrl', 'FtrlState']
+
+
+@state_type
+class FtrlState(NamedTuple):
+    """FTRL's accumulator ``z`` and its sum of squared gradients ``n``."""
+    z: object
+    n: object
 
 
 def ftrl_step(weight, grad, z, n, lr, lamda1, beta, wd, rescale_grad, clip_gradient):
@@ -35,13 +43,6 @@ def ftrl_step(weight, grad, z, n, lr, lamda1, beta, wd, rescale_grad, clip_gradi
     # The closed-form minimiser: soft-threshold z by lamda1, scale by 1/eta + wd.
     outside_l1_ball = nd.abs(z) > lamda1
     weight[:] = (nd.sign(z) * lamda1 - z) / ((beta + nd.sqrt(n)) / lr + wd) * outside_l1_ball
-
-
-def _kernel_clip(clip_gradient):
-    """The clip bound the kernel uses, or None (MXNet passes it only when truthy and > 0)."""
-    if clip_gradient is None or not clip_gradient > 0:
-        return None
-    return clip_gradient
 
 
 @register
@@ -71,10 +72,10 @@ class Ftrl(Optimizer):
     **kwargs
         Passed to :class:`Optimizer` (``wd``, ``rescale_grad``, ``clip_gradient``, ...).
 
-    The state is the tuple ``(z, n)``.
+    The state is ``FtrlState(z, n)``.
     """
 
-    state_names = ('z', 'n')
+    state_type = FtrlState
 
     def __init__(self, lamda1=0.01, learning_rate=0.1, beta=1, **kwargs):
         check_hyperparameter('lamda1', lamda1, low=0)
@@ -93,22 +94,19 @@ class Ftrl(Optimizer):
         # float16 weights without multi_precision); we follow the weight's dtype.
         z = nd.zeros(weight.shape, weight.context, dtype=weight.dtype, stype=weight.stype)
         n = nd.zeros(weight.shape, weight.context, dtype=weight.dtype, stype=weight.stype)
-        return (z, n)
+        return FtrlState(z, n)
 
     @accepts_lists
     def update(self, index, weight, grad, state):
         """Update ``weight`` and its state ``(z, n)`` in place."""
-        self._update_count(index)
-        wd = self._get_wd(index)
-        lr = self._get_lr(index)
+        lr, wd, _ = self.begin_step(index)
         z, n = state
 
         # Scalars reach MXNet's kernel in the weight's precision.
-        scalar = np.dtype(weight.dtype).type
-        lr, lamda1, beta, wd = scalar(lr), scalar(self.lamda1), scalar(self.beta), scalar(wd)
-        rescale = scalar(self.rescale_grad)
-        clip = _kernel_clip(self.clip_gradient)
-        clip = None if clip is None else scalar(clip)
+        dtype = weight.dtype
+        lr, lamda1, beta, wd, rescale = kernel_scalars(dtype, lr, self.lamda1, self.beta, wd,
+                                                       self.rescale_grad)
+        clip = kernel_clip(self.clip_gradient, dtype)
 
         lazy = grad.stype == 'row_sparse' and weight.stype == 'row_sparse'
         if not lazy:

@@ -15,13 +15,22 @@ MXNet's multi-tensor ``multi_lamb_update`` (used for list calls and by the Updat
 ``aggregate_num`` tensors at a time) computes the same numbers tensor by tensor.
 """
 import os
+from typing import NamedTuple
 
 import numpy as np
 
 from .. import ndarray as nd
-from .optimizer import Optimizer, register, accepts_lists, check_hyperparameter
+from .kernels import kernel_clip, kernel_scalars
+from .optimizer import Optimizer, register, accepts_lists, check_hyperparameter, state_type
 
-__all__ = ['LAMB']
+__all__ = ['LAMB', 'LAMBState']
+
+
+@state_type
+class LAMBState(NamedTuple):
+    """LAMB's running estimates of the gradient's first and second moments."""
+    mean: object
+    var: object
 
 
 def lamb_direction(weight, grad, mean, var, beta1, beta2, epsilon, t, bias_correction, wd,
@@ -70,13 +79,6 @@ def lamb_step(weight, direction, lr, lower_bound, upper_bound, weight_norm):
     weight[:] = weight - scaled_lr * direction
 
 
-def _kernel_clip(clip_gradient):
-    """The clip bound the kernel uses, or None (MXNet passes it only when truthy and > 0)."""
-    if clip_gradient is None or not clip_gradient > 0:
-        return None
-    return clip_gradient
-
-
 @register
 class LAMB(Optimizer):
     """The LAMB optimizer.
@@ -110,14 +112,14 @@ class LAMB(Optimizer):
     **kwargs
         Passed to :class:`Optimizer` (``wd``, ``rescale_grad``, ``multi_precision``, ...).
 
-    The state is ``(mean, var)``; with ``multi_precision=True`` a float16 weight's state
-    is ``(weight_fp32, (mean, var))``, the moments float32, and the float16 weight receives
+    The state is ``LAMBState(mean, var)``; with ``multi_precision=True`` a float16 weight's
+    state is ``MultiPrecisionState(weight_fp32, LAMBState(mean, var))``, the moments float32, and the float16 weight receives
     the updated master copy. ``aggregate_num`` (how many tensors the Updater passes per
     call) is ``MXNET_OPTIMIZER_AGGREGATION_SIZE`` clamped to [1, 45], default 45.
     Row-sparse gradients are used as the dense arrays they stand for.
     """
 
-    state_names = ('mean', 'var')
+    state_type = LAMBState
 
     def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-6,
                  lower_bound=None, upper_bound=None, bias_correction=True, **kwargs):
@@ -143,7 +145,7 @@ class LAMB(Optimizer):
     def create_state(self, index, weight):
         def zeros():
             return nd.zeros(weight.shape, weight.context, dtype=weight.dtype, stype=weight.stype)
-        return (zeros(), zeros())  # mean, var
+        return LAMBState(zeros(), zeros())
 
     @accepts_lists
     def update(self, index, weight, grad, state):
@@ -169,21 +171,17 @@ class LAMB(Optimizer):
     def _update(self, index, weight, grad, state, model_weight):
         """One tensor's update; ``model_weight`` is the weight whose norm enters the
         trust ratio (``weight`` itself, or the float16 weight of a master copy)."""
-        self._update_count(index)
-        lr = self._get_lr(index)
-        wd = self._get_wd(index)
-        t = self._index_update_count[index]
+        lr, wd, t = self.begin_step(index)
         mean, var = state
 
         # Scalars reach MXNet's kernels in the weight's precision.
-        scalar = np.dtype(weight.dtype).type
-        clip = _kernel_clip(self.clip_gradient)
+        dtype = weight.dtype
+        lr, beta1, beta2, epsilon, wd, rescale = kernel_scalars(
+            dtype, lr, self.beta1, self.beta2, self.epsilon, wd, self.rescale_grad)
         direction = lamb_direction(
-            weight, grad.tostype('default'), mean, var, beta1=scalar(self.beta1),
-            beta2=scalar(self.beta2), epsilon=scalar(self.epsilon), t=t,
-            bias_correction=self.bias_correction, wd=scalar(wd),
-            rescale_grad=scalar(self.rescale_grad),
-            clip_gradient=None if clip is None else scalar(clip))
+            weight, grad.tostype('default'), mean, var, beta1=beta1, beta2=beta2,
+            epsilon=epsilon, t=t, bias_correction=self.bias_correction, wd=wd,
+            rescale_grad=rescale, clip_gradient=kernel_clip(self.clip_gradient, dtype))
         # As MXNet, a bound of 0 (falsy) is no bound.
-        lamb_step(weight, direction, scalar(lr), lower_bound=self.lower_bound or None,
+        lamb_step(weight, direction, lr, lower_bound=self.lower_bound or None,
                   upper_bound=self.upper_bound or None, weight_norm=l2norm(model_weight))

@@ -16,19 +16,13 @@ import warnings
 import numpy as np
 
 from .. import ndarray as nd
+from .kernels import kernel_clip, kernel_scalars
 from .optimizer import Optimizer, register, accepts_lists, check_hyperparameter
-from .sgd import sgd_momentum_step, sgd_plain_step, lazy_rows
+from .sgd import MomentumMPState, MomentumState, sgd_step
 
 __all__ = ['LBSGD']
 
 _WARMUP_STRATEGIES = ('linear', 'power2', 'sqrt', 'lars')
-
-
-def _kernel_clip(clip_gradient):
-    """The clip bound the kernels use, or None (MXNet passes it only when truthy and > 0)."""
-    if clip_gradient is None or not clip_gradient > 0:
-        return None
-    return clip_gradient
 
 
 def _add_gradients(total, grad):
@@ -103,7 +97,7 @@ class LBSGD(Optimizer):
     by default); the accumulated gradient keeps the union of the rows.
     """
 
-    state_names = ('momentum',)
+    state_type = MomentumState
 
     def __init__(self, momentum=0.0, multi_precision=False, warmup_strategy='linear',
                  warmup_epochs=5, batch_scale=1, updates_per_epoch=32, begin_epoch=0,
@@ -146,7 +140,7 @@ class LBSGD(Optimizer):
             if self.momentum != 0.0:
                 momentum = nd.zeros(weight.shape, weight.context, dtype=np.float32,
                                     stype=weight.stype)
-            return (momentum, master)
+            return MomentumMPState(momentum, master)
         if weight.dtype == np.float16 and not self.multi_precision:
             warnings.warn("Accumulating with float16 in optimizer can lead to poor accuracy or "
                           "slow convergence. Consider using multi_precision=True option of "
@@ -224,9 +218,7 @@ class LBSGD(Optimizer):
     def update(self, index, weight, grad, state):
         """Accumulate ``grad``; on every ``batch_scale``-th call, step ``weight`` in place."""
         # As MXNet: the learning rate is read before this update is counted.
-        lr = self._get_lr(index)
-        wd = self._get_wd(index)
-        self._update_count(index)
+        lr, wd, _ = self.begin_step(index, lr_before_count=True)
 
         cgrad = self._cumulate_gradient(grad, index)
         if cgrad['num_cums'] % self.batch_scale != 0:
@@ -253,20 +245,8 @@ class LBSGD(Optimizer):
             raise NotImplementedError(
                 "LBSGD updates dense weights; this weight is %s. Convert it with "
                 "weight.tostype('default')" % weight.stype)
-        # Scalars reach the kernels in the precision they compute in.
-        scalar = np.dtype(weight.dtype).type
-        lr, wd, momentum, rescale = (scalar(v) for v in (lr, wd, self.momentum,
-                                                         self.rescale_grad))
-        clip = _kernel_clip(self.clip_gradient)
-        clip = None if clip is None else scalar(clip)
-        if grad.stype == 'row_sparse':
-            if mom is not None:
-                lazy_rows(lambda w, m, g: sgd_momentum_step(w, g, m, lr, wd, momentum,
-                                                            rescale, clip), grad, weight, mom)
-            else:
-                lazy_rows(lambda w, g: sgd_plain_step(w, g, lr, wd, rescale, clip),
-                          grad, weight)
-        elif mom is not None:
-            sgd_momentum_step(weight, grad, mom, lr, wd, momentum, rescale, clip)
-        else:
-            sgd_plain_step(weight, grad, lr, wd, rescale, clip)
+        dtype = weight.dtype
+        lr, wd, momentum, rescale = kernel_scalars(dtype, lr, wd, self.momentum,
+                                                   self.rescale_grad)
+        sgd_step(weight, grad, mom, lr, wd, momentum, rescale,
+                 kernel_clip(self.clip_gradient, dtype), multi_tensor=False)

@@ -1,8 +1,17 @@
 """Nadam: Adam with Nesterov momentum (Dozat, 2016), as MXNet 1.9.1's Python Nadam."""
-from .. import ndarray as nd
-from .optimizer import Optimizer, register, accepts_lists, check_hyperparameter
+from typing import NamedTuple
 
-__all__ = ['Nadam']
+from .. import ndarray as nd
+from .optimizer import Optimizer, register, accepts_lists, check_hyperparameter, state_type
+
+__all__ = ['Nadam', 'NadamState']
+
+
+@state_type
+class NadamState(NamedTuple):
+    """Nadam's running estimates of the gradient's first and second moments."""
+    mean: object
+    var: object
 
 
 @register
@@ -44,11 +53,11 @@ class Nadam(Optimizer):
     **kwargs
         Passed to :class:`Optimizer` (``wd``, ``rescale_grad``, ``clip_gradient``, ...).
 
-    State: ``(mean, var)``, zeros of the weight's shape and dtype; plus the shared
+    State: ``NadamState(mean, var)``, zeros of the weight's shape and dtype; plus the shared
     ``m_schedule`` attribute (starting at 1.0).
     """
 
-    state_names = ('mean', 'var')
+    state_type = NadamState
 
     def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-8,
                  schedule_decay=0.004, **kwargs):
@@ -66,14 +75,11 @@ class Nadam(Optimizer):
     def create_state(self, index, weight):
         mean = nd.zeros(weight.shape, weight.context, dtype=weight.dtype)
         var = nd.zeros(weight.shape, weight.context, dtype=weight.dtype)
-        return (mean, var)
+        return NadamState(mean, var)
 
     @accepts_lists
     def update(self, index, weight, grad, state):
-        self._update_count(index)
-        lr = self._get_lr(index)
-        wd = self._get_wd(index)
-        t = self._index_update_count[index]
+        lr, wd, t = self.begin_step(index)
 
         if grad.stype == 'row_sparse':
             grad = grad.tostype('default')

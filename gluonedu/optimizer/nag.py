@@ -3,8 +3,9 @@
 import numpy as np
 
 from .. import ndarray as nd
+from .kernels import kernel_clip, kernel_scalars
 from .optimizer import register, check_hyperparameter
-from .sgd import MomentumOptimizer, _kernel_clip, _scalars, lazy_rows, sgd_plain_step
+from .sgd import MomentumOptimizer, sgd_step
 
 __all__ = ['NAG']
 
@@ -68,9 +69,7 @@ class NAG(MomentumOptimizer):
 
     def _update_impl(self, indices, weights, grads, states, multi_precision):
         for index, weight, grad, state in zip(indices, weights, grads, states):
-            self._update_count(index)
-            lr = self._get_lr(index)
-            wd = self._get_wd(index)
+            lr, wd, _ = self.begin_step(index)
             if multi_precision:
                 mom, master = state
                 # mp_nag_mom_update / mp_sgd_update: no row-sparse version, so dense.
@@ -81,14 +80,12 @@ class NAG(MomentumOptimizer):
 
     def _step(self, weight, grad, mom, lr, wd):
         dtype = weight.dtype
-        lr, wd, momentum, rescale = _scalars(dtype, lr, wd, self.momentum, self.rescale_grad)
-        clip = _kernel_clip(self.clip_gradient, dtype)
+        lr, wd, momentum, rescale = kernel_scalars(dtype, lr, wd, self.momentum,
+                                                   self.rescale_grad)
+        clip = kernel_clip(self.clip_gradient, dtype)
         if mom is None:
             # MXNet calls sgd_update here, whose lazy_update defaults to True.
-            if grad.stype == 'row_sparse':
-                lazy_rows(lambda w, g: sgd_plain_step(w, g, lr, wd, rescale, clip), grad, weight)
-            else:
-                sgd_plain_step(weight, grad, lr, wd, rescale, clip)
+            sgd_step(weight, grad, None, lr, wd, momentum, rescale, clip, multi_tensor=False)
             return
         if grad.stype == 'row_sparse':
             grad = grad.tostype('default')

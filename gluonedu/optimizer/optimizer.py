@@ -21,13 +21,50 @@ Every built-in optimizer reads a common preamble from this base class:
 import functools
 import numbers
 import warnings
+from typing import NamedTuple
 
 import numpy as np
 
 from .. import ndarray as nd
 from ..lr_scheduler import LRScheduler
 
-__all__ = ['Optimizer', 'register', 'create', 'accepts_lists', 'check_hyperparameter']
+__all__ = ['Optimizer', 'register', 'create', 'accepts_lists', 'check_hyperparameter',
+           'StepScalars', 'MultiPrecisionState', 'state_type', 'STATE_TYPES']
+
+
+class StepScalars(NamedTuple):
+    """What one update of a parameter reads at its start (:meth:`Optimizer.begin_step`).
+
+    ``lr``: the learning rate (scheduled, times ``lr_mult``); ``wd``: the weight decay
+    (times ``wd_mult``); ``t``: the parameter's update count, this update included.
+    Numbers for one index; NumPy arrays, one entry per index, for a list of them.
+    """
+    lr: object
+    wd: object
+    t: object
+
+
+#: Registered state types, by class name (saved states come back as these classes).
+STATE_TYPES = {}
+
+
+def state_type(cls):
+    """Register a NamedTuple of state arrays (a class decorator).
+
+    An optimizer's ``create_state`` returns one (e.g. ``AdamState(mean, var)``): it unpacks
+    like MXNet's plain tuples, and its field names are the arrays' names everywhere —
+    instrumentation events, norms, saved states, the fast path's kernel arguments.
+    """
+    STATE_TYPES[cls.__name__] = cls
+    return cls
+
+
+@state_type
+class MultiPrecisionState(NamedTuple):
+    """A float16 weight's state under ``multi_precision``: its float32 master copy and the
+    optimizer's own state of that copy."""
+    weight_fp32: object
+    state: object
 
 
 class Optimizer:
@@ -178,9 +215,52 @@ class Optimizer:
             self._index_update_count[idx] += 1
             self.num_update = max(self._index_update_count[idx], self.num_update)
 
+    def begin_step(self, indices, per_call=1, lr_before_count=False):
+        """Count one update of each index and read its lr, wd and count: a StepScalars.
+
+        The step's bookkeeping, for the readable updates and the fast path alike.
+        ``indices``: one index (the result holds numbers) or a list (NumPy arrays, one
+        entry per index). The indices are counted in order, ``per_call`` at a time, as
+        calls of the reference update count them: one by one (the one-tensor updates,
+        ``per_call=1``), or a whole multi-tensor call before its learning rates are read
+        (SGD, LARS). The scheduler sees ``num_update`` — the largest count so far — as it
+        stands at each read. ``lr_before_count``: each index's lr is read before it is
+        counted (LBSGD, as MXNet's).
+        """
+        single = not isinstance(indices, (list, tuple))
+        indices = [indices] if single else list(indices)
+        counts, begin = self._index_update_count, self.begin_num_update
+        num_update = self.num_update
+        t, seen = [], []   # seen: the num_update each index's lr read sees
+        for k, index in enumerate(indices):
+            if lr_before_count:
+                seen.append(num_update)
+            count = counts.get(index, begin) + 1
+            counts[index] = count
+            t.append(count)
+            num_update = max(count, num_update)
+            if not lr_before_count and ((k + 1) % per_call == 0 or k + 1 == len(indices)):
+                seen.extend([num_update] * (len(t) - len(seen)))
+        self.num_update = num_update
+        scheduled = {}
+        for n in seen:   # in order, once per distinct value: schedulers may keep state
+            if n not in scheduled:
+                scheduled[n] = self._scheduled_lr(n)
+        lrs = [scheduled[n] * self._mult(i, self.lr_mult, 'lr_mult')
+               for n, i in zip(seen, indices)]
+        wds = self._get_wds(indices)
+        if single:
+            return StepScalars(lrs[0], wds[0], t[0])
+        return StepScalars(np.array(lrs, dtype=np.float64), np.array(wds, dtype=np.float64),
+                           np.array(t, dtype=np.int64))
+
+    def _scheduled_lr(self, num_update):
+        """The learning rate before multipliers: the scheduler's at ``num_update``, or lr."""
+        return self.lr_scheduler(num_update) if self.lr_scheduler is not None else self.lr
+
     def _get_lrs(self, indices):
         """Learning rates of ``indices``: scheduled (or fixed) lr times each lr_mult."""
-        lr = self.lr_scheduler(self.num_update) if self.lr_scheduler is not None else self.lr
+        lr = self._scheduled_lr(self.num_update)
         return [lr * self._mult(index, self.lr_mult, 'lr_mult') for index in indices]
 
     def _get_lr(self, index):
@@ -203,6 +283,11 @@ class Optimizer:
         return 1.0
 
     # ------------------------------------------------------------------ states & updates
+    #: The NamedTuple of this optimizer's state (its fields name the arrays), or None
+    #: for an optimizer without state. A state of one array is that array itself, as
+    #: in MXNet, and is named by the type's one field.
+    state_type = None
+
     def create_state(self, index, weight):
         """The state (e.g. momentum) ``update`` needs for ``weight``; None if none."""
         return None
@@ -211,12 +296,12 @@ class Optimizer:
         """As :meth:`create_state`, plus a float32 master copy for float16 weights.
 
         With ``multi_precision=True`` a float16 weight gets the state
-        ``(weight_fp32, create_state(index, weight_fp32))``. Without it, float16 weights
-        are updated in float16, with a warning.
+        ``MultiPrecisionState(weight_fp32, create_state(index, weight_fp32))``. Without
+        it, float16 weights are updated in float16, with a warning.
         """
         if self.multi_precision and weight.dtype == np.float16:
             master = weight.astype(np.float32)
-            return (master, self.create_state(index, master))
+            return MultiPrecisionState(master, self.create_state(index, master))
         if weight.dtype == np.float16 and not self.multi_precision:
             warnings.warn("Accumulating with float16 in optimizer can lead to poor accuracy or "
                           "slow convergence. Consider using multi_precision=True option of "
@@ -245,26 +330,17 @@ class Optimizer:
         else:
             self.update(index, weight, grad, state)
 
-    # ------------------------------------------------------------------ instrumentation
-    #: Names of the parts of a state, in order ('momentum', 'mean', 'var', ...).
-    state_names = ()
-    #: Where multi_precision keeps the float32 master copy: state[0] (the generic
-    #: wrapper) or state[1] (SGD, NAG, LARS, LBSGD, as MXNet).
-    master_copy_first = True
+    def named_states(self, state, weight=None):
+        """``[(name, array)]``: the arrays of a ``state``, named by its fields.
 
-    def named_states(self, state, weight):
-        """``[(name, array)]`` for the arrays of ``weight``'s ``state``, for instrumentation.
-
-        A float32 master copy kept for a float16 weight is named 'weight_fp32'.
+        A float32 master copy (multi_precision) is 'weight_fp32' and comes first; a state
+        that is one bare array takes the one field of :attr:`state_type`; the arrays of a
+        tuple without field names are 'state0', 'state1', ... . ``weight`` is accepted
+        for compatibility and not needed.
         """
-        if self.multi_precision and weight.dtype == np.float16 and isinstance(state, tuple):
-            master, inner = state if self.master_copy_first else state[::-1]
-            return [('weight_fp32', master)] + self.named_states(inner, master)
-        parts = state if isinstance(state, (tuple, list)) else (state,)
-        if len(parts) != len(self.state_names):
-            return [('state%d' % i, a) for i, a in enumerate(_arrays_in(state))]
-        return [(name, part) for name, part in zip(self.state_names, parts)
-                if isinstance(part, nd.NDArray)]
+        named = list(_named_arrays(state, self.state_type))
+        named.sort(key=lambda item: item[0] != 'weight_fp32')   # stable: the master first
+        return named
 
     # ------------------------------------------------------------------ helpers for subclasses
     def _rescaled(self, grad):
@@ -276,6 +352,30 @@ class Optimizer:
 
     def __repr__(self):
         return '%s(learning_rate=%r, wd=%r)' % (type(self).__name__, self.learning_rate, self.wd)
+
+
+def _named_arrays(state, kind):
+    """(name, array) pairs of ``state`` (see :meth:`Optimizer.named_states`)."""
+    if state is None:
+        return
+    if isinstance(state, nd.NDArray):
+        fields = getattr(kind, '_fields', ())
+        yield (fields[0] if len(fields) == 1 else 'state0'), state
+        return
+    if isinstance(state, MultiPrecisionState):
+        yield 'weight_fp32', state.weight_fp32
+        yield from _named_arrays(state.state, kind)
+        return
+    fields = getattr(state, '_fields', None)
+    if fields is None:
+        for i, array in enumerate(_arrays_in(state)):
+            yield 'state%d' % i, array
+        return
+    for field, part in zip(fields, state):
+        if isinstance(part, nd.NDArray):
+            yield field, part
+        elif part is not None:
+            yield from _named_arrays(part, kind)
 
 
 def _arrays_in(state):

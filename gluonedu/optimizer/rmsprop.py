@@ -1,10 +1,28 @@
 """RMSProp, plain (Tieleman & Hinton, 2012) and centered (Graves, 2013), as MXNet 1.9.1."""
+from typing import NamedTuple
+
 import numpy as np
 
 from .. import ndarray as nd
-from .optimizer import Optimizer, register, accepts_lists, check_hyperparameter
+from .kernels import kernel_clip
+from .optimizer import Optimizer, register, accepts_lists, check_hyperparameter, state_type
 
-__all__ = ['RMSProp']
+__all__ = ['RMSProp', 'RMSPropState', 'CenteredRMSPropState']
+
+
+@state_type
+class RMSPropState(NamedTuple):
+    """RMSProp's running average of squared gradients."""
+    mean_square: object
+
+
+@state_type
+class CenteredRMSPropState(NamedTuple):
+    """Centered RMSProp's running averages of squared gradients and of gradients, and
+    its momentum."""
+    mean_square: object
+    mean: object
+    delta: object
 
 
 @register
@@ -48,11 +66,11 @@ class RMSProp(Optimizer):
     **kwargs
         Passed to :class:`Optimizer` (``wd``, ``rescale_grad``, ``clip_gradient``, ...).
 
-    State: ``(n,)``, or ``(n, g_avg, delta)`` when centered; float32 zeros of the
+    State: ``RMSPropState(mean_square)`` (``n``), or ``CenteredRMSPropState(mean_square,
+    mean, delta)`` (``n, g_avg, delta``) when centered; float32 zeros of the
     weight's shape and storage type.
     """
 
-    state_names = ('mean_square', 'mean', 'delta')
 
     def __init__(self, learning_rate=0.001, gamma1=0.9, gamma2=0.9, epsilon=1e-8,
                  centered=False, clip_weights=None, **kwargs):
@@ -66,25 +84,27 @@ class RMSProp(Optimizer):
         self.epsilon = epsilon
         self.clip_weights = clip_weights
 
+    @property
+    def state_type(self):
+        """RMSPropState, or CenteredRMSPropState when centered."""
+        return CenteredRMSPropState if self.centered else RMSPropState
+
     def create_state(self, index, weight):
         # As MXNet: the states have the default dtype (float32), whatever the weight's.
         def zeros():
             return nd.zeros(weight.shape, weight.context, stype=weight.stype)
-        if self.centered:
-            return (zeros(), zeros(), zeros())  # n, g_avg, delta
-        return (zeros(),)  # n
+        return self.state_type(*(zeros() for _ in self.state_type._fields))
 
     @accepts_lists
     def update(self, index, weight, grad, state):
-        self._update_count(index)
-        lr = self._get_lr(index)
-        wd = self._get_wd(index)
+        lr, wd, _ = self.begin_step(index)
 
         if grad.stype == 'row_sparse':
             grad = grad.tostype('default')
         grad = grad * self.rescale_grad + wd * weight
-        if self.clip_gradient is not None and self.clip_gradient > 0:
-            grad = nd.clip(grad, -self.clip_gradient, self.clip_gradient)
+        clip = kernel_clip(self.clip_gradient)
+        if clip is not None:
+            grad = nd.clip(grad, -clip, clip)
 
         # The kernels round gamma1 to the weight's dtype and form 1 - gamma1 in that dtype;
         # so do we. The two kernels also group their products differently (g * g first, or
@@ -102,6 +122,7 @@ class RMSProp(Optimizer):
                 lr * grad / nd.sqrt(n - g_avg * g_avg + self.epsilon)
             new_weight = weight + delta
 
-        if self.clip_weights is not None and self.clip_weights > 0:
-            new_weight = nd.clip(new_weight, -self.clip_weights, self.clip_weights)
+        clip_weights = kernel_clip(self.clip_weights)
+        if clip_weights is not None:
+            new_weight = nd.clip(new_weight, -clip_weights, clip_weights)
         weight[:] = new_weight

@@ -52,9 +52,7 @@ class SGLD(Optimizer):
 
     @accepts_lists
     def update(self, index, weight, grad, state):
-        self._update_count(index)
-        lr = self._get_lr(index)
-        wd = self._get_wd(index)
+        lr, wd, _ = self.begin_step(index)
         if grad.stype == 'row_sparse':
             grad = grad.tostype('default')
 

@@ -2,8 +2,9 @@
 ``signsgd_update`` kernels compute them."""
 
 from .. import ndarray as nd
+from .kernels import kernel_clip, kernel_scalars
 from .optimizer import Optimizer, register, accepts_lists, check_hyperparameter
-from .sgd import _kernel_clip, _scalars
+from .sgd import MomentumState
 
 __all__ = ['Signum']
 
@@ -43,7 +44,7 @@ class Signum(Optimizer):
         Passed to :class:`Optimizer` (``wd``, ``rescale_grad``, ``clip_gradient``, ...).
     """
 
-    state_names = ('momentum',)
+    state_type = MomentumState
 
     def __init__(self, learning_rate=0.01, momentum=0.9, wd_lh=0.0, **kwargs):
         check_hyperparameter('momentum', momentum, low=0)
@@ -58,16 +59,14 @@ class Signum(Optimizer):
 
     @accepts_lists
     def update(self, index, weight, grad, state):
-        self._update_count(index)
-        lr = self._get_lr(index)
-        wd = self._get_wd(index)
+        lr, wd, _ = self.begin_step(index)
         if grad.stype == 'row_sparse':
             grad = grad.tostype('default')
 
         dtype = weight.dtype
-        lr, wd, momentum, rescale, wd_lh = _scalars(
+        lr, wd, momentum, rescale, wd_lh = kernel_scalars(
             dtype, lr, wd, self.momentum, self.rescale_grad, self.wd_lh or 0.0)
-        clip = _kernel_clip(self.clip_gradient, dtype)
+        clip = kernel_clip(self.clip_gradient, dtype)
         scaled = rescale * grad
         if clip is not None:
             scaled = nd.clip(scaled, -clip, clip)

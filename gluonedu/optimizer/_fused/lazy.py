@@ -44,7 +44,7 @@ updated one by one with their dense rule, on their own arrays (no flat buffers):
 SGD the rule depends on the multi-tensor chunk each parameter falls in, as in the
 reference (a chunk holding a row_sparse gradient runs MXNet's one-tensor kernels).
 Counting and the lr/wd of every parameter are read exactly as the flat path reads them
-(:func:`~.updater._count_and_read`).
+(:meth:`Optimizer.begin_step`).
 """
 import numpy as np
 
@@ -56,7 +56,7 @@ from ..nag import NAG
 from ..sgd import SGD, ccSGD
 from ..updater import Updater
 from . import rules
-from .specs import OFF, spec_for
+from .specs import OFF, Segments, spec_for
 
 __all__ = ['has_row_sparse', 'refusal', 'apply', 'step']
 
@@ -130,12 +130,13 @@ def apply(updater, indices, weights, grads, norms=None):
 def step(updater, indices, weights, grads):
     """One lazy step of the run (:func:`refusal` said yes); returns the backend's name."""
     # Imported here: updater.py imports this module.
-    from .updater import _count_and_read, backend_name
+    from .updater import backend_name
     opt = updater.optimizer
     spec = spec_for(opt)
     chunk = max(1, opt.aggregate_num) if (spec.counting == 'chunks' and
                                           updater.aggregate_updates) else 1
-    seg = _count_and_read(opt, indices, chunk)
+    step = opt.begin_step(list(indices), per_call=chunk)
+    seg = Segments(indices, step.lr, step.wd, step.t)
     backend = backend_name(weights[0].context, updater.requested_backend)
     sparse = [g.stype == 'row_sparse' for g in grads]
     multi_precision = np.dtype(weights[0].dtype) == np.float16

@@ -213,8 +213,9 @@ class FusedUpdater(Updater):
         else:
             chunk = max(1, opt.aggregate_num) if (spec.counting == 'chunks' and
                                                   self.aggregate_updates) else 1
-            seg = _count_and_read(opt, indices, chunk,
-                                  read_first=spec.counting == 'read_first')
+            step = opt.begin_step(list(indices), per_call=chunk,
+                                  lr_before_count=spec.counting == 'read_first')
+            seg = Segments(indices, step.lr, step.wd, step.t)
         if group.multi_precision:
             group.load_grad32()
         spec.run(opt, group, seg, backend, measuring.kernel_sums() if measuring else None)
@@ -223,45 +224,3 @@ class FusedUpdater(Updater):
         if measuring is None:
             return {}
         return measuring.result(opt, [self.states[i] for i in group.indices])
-
-
-def _count_and_read(opt, indices, chunk, read_first=False):
-    """Count one update of each index and read its lr and wd, as the reference does.
-
-    The reference counts index by index (``chunk=1``) or a whole multi-tensor call of
-    ``chunk`` indices at a time, and reads the learning rates after each; the scheduler
-    sees the running maximum of the counts (``num_update``) at each read.
-    ``read_first``: each index's lr is read *before* it is counted (LBSGD), so the
-    scheduler sees ``num_update`` as the previous indices left it.
-    """
-    counts = opt._index_update_count
-    begin = opt.begin_num_update
-    t = np.array([counts.get(i, begin) + 1 for i in indices], dtype=np.int64)
-    counts.update(zip(indices, t.tolist()))
-    running = np.maximum.accumulate(np.maximum(t, opt.num_update))
-    if read_first:   # the num_update each read sees
-        seen = np.concatenate([[opt.num_update], running[:-1]]).astype(np.int64)
-    elif chunk > 1:
-        last = np.minimum((np.arange(len(t)) // chunk + 1) * chunk, len(t)) - 1
-        seen = running[last]
-    else:
-        seen = running
-    opt.num_update = int(running[-1])
-    if opt.lr_scheduler is None:
-        base = np.full(len(t), float(opt.lr))
-    else:
-        values = {}
-        for n in seen.tolist():  # in order: schedulers may keep state
-            if n not in values:
-                values[n] = opt.lr_scheduler(n)
-        base = np.array([values[n] for n in seen.tolist()], dtype=np.float64)
-    params = opt.param_dict
-    if all(i in params for i in indices):  # the Trainer's case: read them off the Parameters
-        lr_mults = np.array([params[i].lr_mult for i in indices], dtype=np.float64)
-        wd_mults = np.array([params[i].wd_mult for i in indices], dtype=np.float64)
-    else:
-        lr_mults = np.array([opt._mult(i, opt.lr_mult, 'lr_mult') for i in indices],
-                            dtype=np.float64)
-        wd_mults = np.array([opt._mult(i, opt.wd_mult, 'wd_mult') for i in indices],
-                            dtype=np.float64)
-    return Segments(indices, base * lr_mults, opt.wd * wd_mults, t)
