@@ -35,7 +35,8 @@ def _matching_groups(trainer):
     updaters = trainer._updaters
     if len(updaters) < 2 or not all(isinstance(u, FusedUpdater) for u in updaters):
         return None
-    layouts = [sorted(u.flat_groups(), key=lambda g: g.indices) for u in updaters]
+    layouts = [sorted((r.group for r in u.flat_runs()), key=lambda g: g.indices)
+               for u in updaters]
     keys = [[(g.indices, g.weight.dtype) for g in groups] for groups in layouts]
     if not keys[0] or any(k != keys[0] for k in keys[1:]):
         return None

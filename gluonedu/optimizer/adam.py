@@ -5,7 +5,8 @@ from typing import NamedTuple
 import numpy as np
 
 from .. import ndarray as nd
-from .kernels import kernel_clip, lazy_rows
+from .fastpath import Kernel, per_t
+from .kernels import clip_constant, clipped, cuda_clip, kernel_clip, lazy_rows
 from .optimizer import Optimizer, register, accepts_lists, check_hyperparameter, state_type
 
 __all__ = ['Adam', 'AdamState']
@@ -16,6 +17,25 @@ class AdamState(NamedTuple):
     """Adam's running estimates of the gradient's first and second moments."""
     mean: object
     var: object
+
+
+def adam(weight, grad, mean, var, lr, wd, rescale, clip, beta1, beta2, one_minus_beta1,
+         one_minus_beta2, epsilon):
+    """Adam (``adam_update``) on one element, ``lr`` already bias-corrected."""
+    grad = grad * rescale + wd * weight
+    if clip > 0:
+        grad = clipped(grad, clip)
+    mean = beta1 * mean + one_minus_beta1 * grad
+    var = beta2 * var + one_minus_beta2 * grad * grad
+    return weight - lr * mean / (np.sqrt(var) + epsilon), mean, var
+
+
+ADAM = Kernel(adam, writes=('weight', 'mean', 'var'), per_parameter=('lr', 'wd'), cuda='''
+        float gr = grad * rescale + wd * weight;
+        if (clip > 0) gr = %s;
+        mean = beta1 * mean + one_minus_beta1 * gr;
+        var = beta2 * var + one_minus_beta2 * gr * gr;
+        weight = weight - lr * mean / (sqrtf(var) + epsilon);''' % cuda_clip('gr', 'clip'))
 
 
 @register
@@ -104,3 +124,19 @@ class Adam(Optimizer):
         mean[:] = self.beta1 * mean + one_minus_beta1 * grad
         var[:] = self.beta2 * var + one_minus_beta2 * grad * grad
         weight[:] = weight - lr * mean / (nd.sqrt(var) + self.epsilon)
+
+    # ------------------------------------------------------------------ fast path
+    def fused_refusal(self, indices, weights, grads):
+        if not self.lazy_update and any(g.stype == 'row_sparse' for g in grads):
+            return 'lazy_update=False (a row_sparse gradient then counts as dense)'
+        return None
+
+    def fused_step(self, run):
+        """:meth:`update` over a fused run (row_sparse gradients: only their rows)."""
+        lr, wd, t = self.begin_step(list(run.indices))
+        correction = per_t(t, lambda t: math.sqrt(1. - self.beta2 ** t) / (1. - self.beta1 ** t))
+        beta1, beta2 = np.float32(self.beta1), np.float32(self.beta2)
+        run(ADAM, lr=lr * correction, wd=wd, rescale=np.float32(self.rescale_grad),
+            clip=clip_constant(self.clip_gradient), beta1=beta1, beta2=beta2,
+            one_minus_beta1=1 - beta1, one_minus_beta2=1 - beta2,
+            epsilon=np.float32(self.epsilon))

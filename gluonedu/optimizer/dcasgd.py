@@ -6,7 +6,11 @@ times the distance the weight has moved since the previous update.
 """
 from typing import NamedTuple
 
+import numpy as np
+
 from .. import ndarray as nd
+from .fastpath import Kernel
+from .kernels import clip_constant, clipped, cuda_clip, negative_clip_refusal
 from .optimizer import Optimizer, register, accepts_lists, check_hyperparameter, state_type
 
 __all__ = ['DCASGD', 'DCASGDState']
@@ -17,6 +21,40 @@ class DCASGDState(NamedTuple):
     """DCASGD's momentum (None without momentum) and the weight of the previous update."""
     momentum: object
     previous_weight: object
+
+
+def dcasgd_momentum(weight, grad, momentum, previous_weight, neg_lr, wd, momentum_coef, rescale,
+                    clip, lamda):
+    """DCASGD with momentum on one element (the fast path's rule)."""
+    grad = grad * rescale
+    if clip >= 0:
+        grad = clipped(grad, clip)
+    step = neg_lr * (grad + wd * weight + lamda * grad * grad * (weight - previous_weight))
+    momentum = momentum * momentum_coef + step
+    return weight + momentum, momentum, weight
+
+
+def dcasgd(weight, grad, previous_weight, neg_lr, wd, rescale, clip, lamda):
+    """DCASGD without momentum on one element: w += -lr*(g + wd*w + lamda*g*g*(w - w_prev))."""
+    grad = grad * rescale
+    if clip >= 0:
+        grad = clipped(grad, clip)
+    step = neg_lr * (grad + wd * weight + lamda * grad * grad * (weight - previous_weight))
+    return weight + step, weight
+
+
+_CUDA_STEP = '''
+        float gr = grad * rescale;
+        if (clip >= 0) gr = %s;
+        float step = neg_lr * (gr + wd * weight + lamda * gr * gr * (weight - previous_weight));
+        previous_weight = weight;''' % cuda_clip('gr', 'clip')
+DCASGD_MOMENTUM = Kernel(dcasgd_momentum, writes=('weight', 'momentum', 'previous_weight'),
+                         per_parameter=('neg_lr', 'wd'), cuda=_CUDA_STEP + '''
+        momentum = momentum * momentum_coef + step;
+        weight = weight + momentum;''')
+DCASGD_PLAIN = Kernel(dcasgd, writes=('weight', 'previous_weight'),
+                      per_parameter=('neg_lr', 'wd'), cuda=_CUDA_STEP + '''
+        weight = weight + step;''')
 
 
 @register
@@ -81,3 +119,19 @@ class DCASGD(Optimizer):
             mom = step
         previous_weight[:] = weight
         weight[:] += mom
+
+    # ------------------------------------------------------------------ fast path
+    def fused_refusal(self, indices, weights, grads):
+        return negative_clip_refusal(self.clip_gradient) or \
+            super().fused_refusal(indices, weights, grads)
+
+    def fused_step(self, run):
+        """:meth:`update` over a fused run."""
+        step = self.begin_step(list(run.indices))
+        common = dict(neg_lr=-step.lr, wd=step.wd, rescale=np.float32(self.rescale_grad),
+                      clip=clip_constant(self.clip_gradient, kernel=False),
+                      lamda=np.float32(self.lamda))
+        if self.momentum != 0.0:
+            run(DCASGD_MOMENTUM, momentum_coef=np.float32(self.momentum), **common)
+        else:
+            run(DCASGD_PLAIN, **common)

@@ -11,7 +11,8 @@ from typing import NamedTuple
 import numpy as np
 
 from .. import ndarray as nd
-from .kernels import kernel_clip, kernel_scalars
+from .fastpath import Kernel, per_t
+from .kernels import clip_constant, clipped, cuda_clip, kernel_clip, kernel_scalars
 from .optimizer import Optimizer, register, accepts_lists, check_hyperparameter, state_type
 
 __all__ = ['FTML', 'FTMLState']
@@ -45,6 +46,29 @@ def ftml_step(weight, grad, prev_d, prev_v, prev_z, lr, beta1, beta2, epsilon, t
     prev_z[:] = beta1 * prev_z + (1 - beta1) * g - (d_t - beta1 * prev_d) * weight
     prev_d[:] = d_t
     weight[:] = -prev_z / d_t
+
+
+def ftml(weight, grad, prev_d, prev_v, prev_z, wd, d_scale, v_scale, rescale, clip, beta1, beta2,
+         one_minus_beta1, one_minus_beta2, epsilon):
+    """FTML on one element; ``d_scale = (1 - beta1**t) / lr``, ``v_scale = 1 - beta2**t``."""
+    grad = grad * rescale + wd * weight
+    if clip > 0:
+        grad = clipped(grad, clip)
+    prev_v = beta2 * prev_v + one_minus_beta2 * (grad * grad)
+    d_t = d_scale * (np.sqrt(prev_v / v_scale) + epsilon)
+    prev_z = beta1 * prev_z + one_minus_beta1 * grad - (d_t - beta1 * prev_d) * weight
+    return -prev_z / d_t, d_t, prev_v, prev_z
+
+
+FTML_KERNEL = Kernel(ftml, writes=('weight', 'prev_d', 'prev_v', 'prev_z'),
+                     per_parameter=('wd', 'd_scale', 'v_scale'), cuda='''
+        float gr = grad * rescale + wd * weight;
+        if (clip > 0) gr = %s;
+        prev_v = beta2 * prev_v + one_minus_beta2 * (gr * gr);
+        float d_t = d_scale * (sqrtf(prev_v / v_scale) + epsilon);
+        prev_z = beta1 * prev_z + one_minus_beta1 * gr - (d_t - beta1 * prev_d) * weight;
+        prev_d = d_t;
+        weight = -prev_z / d_t;''' % cuda_clip('gr', 'clip'))
 
 
 @register
@@ -103,3 +127,17 @@ class FTML(Optimizer):
         ftml_step(weight, grad.tostype('default'), prev_d, prev_v, prev_z, lr=lr,
                   beta1=beta1, beta2=beta2, epsilon=epsilon, t=t, wd=wd,
                   rescale_grad=rescale, clip_gradient=kernel_clip(self.clip_gradient, dtype))
+
+    # ------------------------------------------------------------------ fast path
+    def fused_step(self, run):
+        """:meth:`update` over a fused run (the scales in float32, as the kernel's)."""
+        lr, wd, t = self.begin_step(list(run.indices))
+        beta1, beta2 = np.float32(self.beta1), np.float32(self.beta2)
+        # The reference: scalar(scalar(1 - beta1 ** t) / lr), all float32 numbers.
+        d_scale = np.array([np.float32(np.float32(1 - beta1 ** int(k)) / rate)
+                            for k, rate in zip(t, lr.astype(np.float32))], dtype=np.float32)
+        run(FTML_KERNEL, wd=wd, d_scale=d_scale,
+            v_scale=per_t(t, lambda t: np.float32(1 - beta2 ** t)),
+            rescale=np.float32(self.rescale_grad), clip=clip_constant(self.clip_gradient),
+            beta1=beta1, beta2=beta2, one_minus_beta1=1 - beta1, one_minus_beta2=1 - beta2,
+            epsilon=np.float32(self.epsilon))

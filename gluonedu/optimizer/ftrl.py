@@ -14,8 +14,11 @@ every row of the weight is recomputed from its ``z`` and ``n``.
 """
 from typing import NamedTuple
 
+import numpy as np
+
 from .. import ndarray as nd
-from .kernels import kernel_clip, kernel_scalars
+from .fastpath import Kernel
+from .kernels import clip_constant, clipped, cuda_clip, kernel_clip, kernel_scalars
 from .optimizer import Optimizer, register, accepts_lists, check_hyperparameter, state_type
 
 __all__ = ['Ftrl', 'FtrlState']
@@ -43,6 +46,29 @@ def ftrl_step(weight, grad, z, n, lr, lamda1, beta, wd, rescale_grad, clip_gradi
     # The closed-form minimiser: soft-threshold z by lamda1, scale by 1/eta + wd.
     outside_l1_ball = nd.abs(z) > lamda1
     weight[:] = (nd.sign(z) * lamda1 - z) / ((beta + nd.sqrt(n)) / lr + wd) * outside_l1_ball
+
+
+def ftrl(weight, grad, z, n, lr, wd, rescale, clip, lamda1, beta):
+    """FTRL-Proximal on one element: coordinates inside the lamda1 ball become 0."""
+    grad = grad * rescale
+    if clip > 0:
+        grad = clipped(grad, clip)
+    g_squared = grad * grad
+    z = z + (grad - (np.sqrt(n + g_squared) - np.sqrt(n)) * weight / lr)
+    n = n + g_squared
+    weight = (np.sign(z) * lamda1 - z) / ((beta + np.sqrt(n)) / lr + wd) * (np.abs(z) > lamda1)
+    return weight, z, n
+
+
+FTRL = Kernel(ftrl, writes=('weight', 'z', 'n'), per_parameter=('lr', 'wd'), cuda='''
+        float gr = grad * rescale;
+        if (clip > 0) gr = %s;
+        float g_squared = gr * gr;
+        z = z + (gr - (sqrtf(n + g_squared) - sqrtf(n)) * weight / lr);
+        n = n + g_squared;
+        float sign_z = (float)((z > 0) - (z < 0));
+        weight = (sign_z * lamda1 - z) / ((beta + sqrtf(n)) / lr + wd)
+                 * (fabsf(z) > lamda1 ? 1.0f : 0.0f);''' % cuda_clip('gr', 'clip'))
 
 
 @register
@@ -129,3 +155,17 @@ class Ftrl(Optimizer):
         for target, full, updated in zip((weight, z, n), dense, (w_rows, z_rows, n_rows)):
             full[rows] = updated
             target[:] = full
+
+    # ------------------------------------------------------------------ fast path
+    def fused_refusal(self, indices, weights, grads):
+        if any(g.stype == 'row_sparse' for g in grads):
+            return ('Ftrl updates a dense weight densely from a row_sparse gradient (its lazy '
+                    'update needs row_sparse weights)')
+        return None
+
+    def fused_step(self, run):
+        """:meth:`update` over a fused run."""
+        lr, wd, _ = self.begin_step(list(run.indices))
+        run(FTRL, lr=lr, wd=wd, rescale=np.float32(self.rescale_grad),
+            clip=clip_constant(self.clip_gradient), lamda1=np.float32(self.lamda1),
+            beta=np.float32(self.beta))

@@ -12,12 +12,14 @@ bit, gluonedu follows three of their conventions:
   written — :func:`lazy_rows`.
 
 The fast path's rules (one element at a time, see :mod:`.fastpath`) clip with
-:func:`clip`, and receive a clip bound of -1 (:data:`CLIP_OFF`) for "no clipping":
-:func:`clip_constant` turns either convention into that constant.
+:func:`clipped` (:func:`cuda_clip` in C), and receive a clip bound of -1
+(:data:`CLIP_OFF`) for "no clipping": :func:`clip_constant` turns either convention into
+that constant.
 """
 import numpy as np
 
-__all__ = ['kernel_scalars', 'kernel_clip', 'lazy_rows', 'clip', 'clip_constant', 'CLIP_OFF']
+__all__ = ['kernel_scalars', 'kernel_clip', 'lazy_rows', 'clipped', 'clip_constant',
+           'CLIP_OFF', 'cuda_clip', 'negative_clip_refusal']
 
 #: A rule's clip bound meaning "do not clip".
 CLIP_OFF = np.float32(-1)
@@ -53,10 +55,23 @@ def clip_constant(clip_gradient, kernel=True):
     return CLIP_OFF if bound is None else np.float32(bound)
 
 
-def clip(x, bound):
+def negative_clip_refusal(clip_gradient):
+    """Why the fast path declines a negative ``clip_gradient`` of an optimizer that clips
+    whenever a bound is set (the reference raises; the fast path lets it), else None."""
+    if clip_gradient is not None and clip_gradient < 0:
+        return 'a negative clip_gradient (the reference raises)'
+    return None
+
+
+def clipped(x, bound):
     """``clip(x, -bound, bound)``, spelled so that it works on arrays and, compiled by
     numba, on single elements."""
     return np.minimum(np.maximum(x, -bound), bound)
+
+
+def cuda_clip(x, bound):
+    """:func:`clipped` in C, for a kernel's CUDA body: ``cuda_clip('g', 'clip')``."""
+    return 'fminf(fmaxf({x}, -{b}), {b})'.format(x=x, b=bound)
 
 
 def lazy_rows(update_rows, grad, *arrays):

@@ -20,7 +20,8 @@ from typing import NamedTuple
 import numpy as np
 
 from .. import ndarray as nd
-from .kernels import kernel_clip, kernel_scalars
+from .fastpath import Kernel, per_t
+from .kernels import clip_constant, clipped, cuda_clip, kernel_clip, kernel_scalars
 from .optimizer import Optimizer, register, accepts_lists, check_hyperparameter, state_type
 
 __all__ = ['LAMB', 'LAMBState']
@@ -77,6 +78,37 @@ def lamb_step(weight, direction, lr, lower_bound, upper_bound, weight_norm):
         r1 = min(r1, scalar(upper_bound))
     scaled_lr = lr if r1 == 0 or r2 == 0 else lr * r1 / r2
     weight[:] = weight - scaled_lr * direction
+
+
+def lamb_phase1(weight, grad, mean, var, direction, wd, mean_scale, var_scale, rescale, clip,
+                beta1, beta2, one_minus_beta1, one_minus_beta2, epsilon):
+    """Phase 1 on one element: the moments and the direction (the scales are
+    ``1 - beta**t``, or 1 without bias correction)."""
+    grad = grad * rescale
+    if clip > 0:
+        grad = clipped(grad, clip)
+    mean = beta1 * mean + one_minus_beta1 * grad
+    var = beta2 * var + one_minus_beta2 * grad * grad
+    direction = (mean / mean_scale) / (np.sqrt(var / var_scale) + epsilon) + wd * weight
+    return mean, var, direction
+
+
+def lamb_phase2(weight, direction, scaled_lr):
+    """Phase 2 on one element: w -= lr * trust_ratio * d (the ratio folded into scaled_lr)."""
+    return (weight - scaled_lr * direction,)
+
+
+LAMB_PHASE1 = Kernel(lamb_phase1, writes=('mean', 'var', 'direction'), reads=('weight', 'grad'),
+                     per_parameter=('wd', 'mean_scale', 'var_scale'), cuda='''
+        float gr = grad * rescale;
+        if (clip > 0) gr = %s;
+        mean = beta1 * mean + one_minus_beta1 * gr;
+        var = beta2 * var + one_minus_beta2 * gr * gr;
+        direction = (mean / mean_scale) / (sqrtf(var / var_scale) + epsilon) + wd * weight;'''
+                     % cuda_clip('gr', 'clip'))
+LAMB_PHASE2 = Kernel(lamb_phase2, writes=('weight',), reads=('direction',),
+                     per_parameter=('scaled_lr',), cuda='''
+        weight = weight - scaled_lr * direction;''')
 
 
 @register
@@ -185,3 +217,40 @@ class LAMB(Optimizer):
         # As MXNet, a bound of 0 (falsy) is no bound.
         lamb_step(weight, direction, lr, lower_bound=self.lower_bound or None,
                   upper_bound=self.upper_bound or None, weight_norm=l2norm(model_weight))
+
+    # ------------------------------------------------------------------ fast path
+    fused_one_pass = False   # two kernels, and the second sees the direction, not g
+
+    def fused_step(self, run):
+        """:meth:`update` over a flat run: phase 1 per element; trust ratios from the
+        norms per parameter of the weight (the float16 one under multi_precision, as
+        MXNet) and the direction; phase 2 per element."""
+        lr, wd, t = self.begin_step(list(run.indices))
+        beta1, beta2 = np.float32(self.beta1), np.float32(self.beta2)
+        if self.bias_correction:
+            # The reference: scalar(1 - beta1 ** t), beta1 a float32 number.
+            mean_scale = per_t(t, lambda t: np.float32(1 - beta1 ** t))
+            var_scale = per_t(t, lambda t: np.float32(1 - beta2 ** t))
+        else:
+            mean_scale = var_scale = np.ones(len(t), dtype=np.float32)
+        direction = run.scratch('direction')
+        run(LAMB_PHASE1, arrays={'direction': direction}, wd=wd, mean_scale=mean_scale,
+            var_scale=var_scale, rescale=np.float32(self.rescale_grad),
+            clip=clip_constant(self.clip_gradient), beta1=beta1, beta2=beta2,
+            one_minus_beta1=1 - beta1, one_minus_beta2=1 - beta2,
+            epsilon=np.float32(self.epsilon))
+        r1 = _norms(run.sums_of_squares(run.model_weight))
+        r2 = _norms(run.sums_of_squares(direction))
+        if self.lower_bound:
+            r1 = np.maximum(r1, np.float32(self.lower_bound))
+        if self.upper_bound:
+            r1 = np.minimum(r1, np.float32(self.upper_bound))
+        lr = lr.astype(np.float32)
+        with np.errstate(divide='ignore', invalid='ignore'):
+            scaled = np.where((r1 == 0) | (r2 == 0), lr, lr * r1 / r2)
+        run(LAMB_PHASE2, arrays={'direction': direction}, scaled_lr=scaled)
+
+
+def _norms(sums_of_squares):
+    """float32 norms from float64 sums of squares, as :func:`l2norm` rounds them."""
+    return np.sqrt(np.asarray(sums_of_squares, dtype=np.float64).astype(np.float32))

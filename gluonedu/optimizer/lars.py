@@ -22,7 +22,7 @@ import numpy as np
 from .. import ndarray as nd
 from .kernels import kernel_clip, kernel_scalars
 from .optimizer import register, check_hyperparameter
-from .sgd import MomentumOptimizer, sgd_step
+from .sgd import MomentumOptimizer, fused_sgd, sgd_step
 
 __all__ = ['LARS']
 
@@ -140,11 +140,18 @@ class LARS(MomentumOptimizer):
         ``multi_tensor``: compute it as MXNet's multi-tensor kernels do (``multi_sum_sq``
         then ``multi_lars``, in float32); otherwise as its one-tensor path does.
         """
-        name = self.idx2name.get(index, str(index))
-        if name.endswith(_NO_LARS_SUFFIXES):
+        if not self._has_trust_ratio(index):
             return lr
-        w_sum_sq = _sum_of_squares(weight, square_in_float32=not multi_tensor)
-        g_sum_sq = _sum_of_squares(grad, square_in_float32=not multi_tensor)
+        return self._trust_lr(_sum_of_squares(weight, square_in_float32=not multi_tensor),
+                              _sum_of_squares(grad, square_in_float32=not multi_tensor),
+                              lr, wd, multi_tensor)
+
+    def _has_trust_ratio(self, index):
+        """False for gamma/beta/bias parameters, which keep the plain learning rate."""
+        return not self.idx2name.get(index, str(index)).endswith(_NO_LARS_SUFFIXES)
+
+    def _trust_lr(self, w_sum_sq, g_sum_sq, lr, wd, multi_tensor):
+        """``lr`` scaled by the trust ratio, from Σw² and Σg² (see :meth:`_layer_lr`)."""
         if multi_tensor:
             f32 = np.float32
             w_norm = np.sqrt(f32(w_sum_sq))
@@ -199,3 +206,27 @@ class LARS(MomentumOptimizer):
         lr, wd, momentum, rescale = kernel_scalars(dtype, lr, wd, momentum, self.rescale_grad)
         sgd_step(weight, grad, mom, lr, wd, momentum, rescale,
                  kernel_clip(self.clip_gradient, dtype), multi_tensor)
+
+    # ------------------------------------------------------------------ fast path
+    def fused_step(self, run):
+        """:meth:`_update_impl` over a flat run: trust ratios from Σw², Σg² per parameter
+        (measured before any weight moves, on the model's weights and gradients), then
+        SGD's kernel at the layer-wise learning rates. As the reference, each multi-tensor
+        call of ``run.per_call`` parameters reads the lr (and moves the momentum
+        correction) once."""
+        w_sq = run.sums_of_squares(run.model_weight)
+        g_sq = run.sums_of_squares(run.model_grad)
+        lrs, wds, moms = [], [], []
+        for start in range(0, len(run.indices), run.per_call):
+            call = list(run.indices[start:start + run.per_call])
+            step = self.begin_step(call, per_call=len(call))
+            momentum = self._momentum_now() if self.momentum > 0 else 0.0
+            for k, index, lr, wd in zip(range(start, start + len(call)), call,
+                                        step.lr.tolist(), step.wd.tolist()):
+                lrs.append(self._trust_lr(w_sq[k], g_sq[k], lr, wd, multi_tensor=True)
+                           if self._has_trust_ratio(index) else lr)
+                wds.append(wd)
+                moms.append(momentum)
+        fused_sgd(run, np.array(lrs, dtype=np.float64), np.array(wds),
+                  np.array(moms) if self.momentum > 0 else None, self.rescale_grad,
+                  self.clip_gradient)

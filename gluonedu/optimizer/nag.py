@@ -3,9 +3,10 @@
 import numpy as np
 
 from .. import ndarray as nd
-from .kernels import kernel_clip, kernel_scalars
+from .fastpath import Kernel
+from .kernels import clip_constant, clipped, cuda_clip, kernel_clip, kernel_scalars
 from .optimizer import register, check_hyperparameter
-from .sgd import MomentumOptimizer, sgd_step
+from .sgd import SGD_KERNELS, MomentumOptimizer, sgd_step
 
 __all__ = ['NAG']
 
@@ -30,6 +31,27 @@ def nag_momentum_step(weight, grad, mom, lr, wd, momentum, rescale_grad, clip_gr
     decayed_mom = momentum * mom
     weight[:] = weight - decayed_mom + (momentum + 1) * (decayed_mom - lr * (scaled + wd * weight))
     mom[:] = decayed_mom - lr * (scaled + wd * weight)  # weight is already the new one
+
+
+def nag_momentum(weight, grad, momentum, lr, wd, momentum_coef, momentum_plus_one, rescale,
+                 clip):
+    """:func:`nag_momentum_step` on one element (the fast path's rule)."""
+    scaled = rescale * grad
+    if clip > 0:
+        scaled = clipped(scaled, clip)
+    decayed = momentum_coef * momentum
+    weight = weight - decayed + momentum_plus_one * (decayed - lr * (scaled + wd * weight))
+    momentum = decayed - lr * (scaled + wd * weight)
+    return weight, momentum
+
+
+NAG_MOMENTUM = Kernel(nag_momentum, writes=('weight', 'momentum'), per_parameter=('lr', 'wd'),
+                      cuda='''
+        float scaled = rescale * grad;
+        if (clip > 0) scaled = %s;
+        float decayed = momentum_coef * momentum;
+        weight = weight - decayed + momentum_plus_one * (decayed - lr * (scaled + wd * weight));
+        momentum = decayed - lr * (scaled + wd * weight);''' % cuda_clip('scaled', 'clip'))
 
 
 @register
@@ -91,3 +113,24 @@ class NAG(MomentumOptimizer):
             grad = grad.tostype('default')
         # A momentum of exactly 0 never gets here (no state); MXNet would pass 0 anyway.
         nag_momentum_step(weight, grad, mom, lr, wd, momentum, rescale, clip)
+
+    # ------------------------------------------------------------------ fast path
+    def fused_refusal(self, indices, weights, grads):
+        if any(g.stype == 'row_sparse' for g in grads):
+            if self.momentum > 0:
+                return 'NAG with momentum counts a row_sparse gradient as dense'
+            if np.dtype(weights[0].dtype) == np.float16:
+                return ('float16 multi_precision NAG densifies row_sparse gradients (MXNet has '
+                        'no lazy multi-precision kernel)')
+        return None
+
+    def fused_step(self, run):
+        """:meth:`_update_impl` over a fused run (without momentum: ``sgd_update``)."""
+        step = self.begin_step(list(run.indices))
+        common = dict(lr=step.lr, wd=step.wd, rescale=np.float32(self.rescale_grad),
+                      clip=clip_constant(self.clip_gradient))
+        if self.momentum > 0:
+            momentum = np.float32(self.momentum)
+            run(NAG_MOMENTUM, momentum_coef=momentum, momentum_plus_one=momentum + 1, **common)
+        else:
+            run(SGD_KERNELS['plain'], one=np.float32(1), **common)

@@ -342,6 +342,24 @@ class Optimizer:
         named.sort(key=lambda item: item[0] != 'weight_fp32')   # stable: the master first
         return named
 
+    # ------------------------------------------------------------------ the fast path
+    # An optimizer with a fast path defines fused_step(self, run) in its own class (see
+    # gluonedu.optimizer.fastpath and docs/fused.md); the fused executor calls it.
+
+    #: Whether ``fused_step`` makes one kernel pass over all the parameters (then the
+    #: norms a Recorder asks for are summed inside that pass).
+    fused_one_pass = True
+
+    def fused_refusal(self, indices, weights, grads):
+        """Why these parameters cannot take this optimizer's fast path (a str), or None.
+
+        Checked before anything is counted; the reference path then runs. By default
+        row_sparse gradients are declined (they need a lazy kernel).
+        """
+        if any(g.stype == 'row_sparse' for g in grads):
+            return 'row_sparse gradients: %s has no lazy kernel' % type(self).__name__
+        return None
+
     # ------------------------------------------------------------------ helpers for subclasses
     def _rescaled(self, grad):
         """``clip(grad * rescale_grad, clip_gradient)``: the common first step."""

@@ -4,7 +4,8 @@ from typing import NamedTuple
 import numpy as np
 
 from .. import ndarray as nd
-from .kernels import kernel_clip
+from .fastpath import Kernel
+from .kernels import clip_constant, clipped, cuda_clip, kernel_clip
 from .optimizer import Optimizer, register, accepts_lists, check_hyperparameter, state_type
 
 __all__ = ['RMSProp', 'RMSPropState', 'CenteredRMSPropState']
@@ -23,6 +24,51 @@ class CenteredRMSPropState(NamedTuple):
     mean_square: object
     mean: object
     delta: object
+
+
+def rmsprop(weight, grad, mean_square, lr, wd, rescale, clip, gamma1, one_minus_gamma1, epsilon,
+            clip_weights):
+    """RMSProp (``rmsprop_update``) on one element."""
+    grad = grad * rescale + wd * weight
+    if clip > 0:
+        grad = clipped(grad, clip)
+    mean_square = one_minus_gamma1 * (grad * grad) + gamma1 * mean_square
+    weight = weight - lr * (grad / np.sqrt(mean_square + epsilon))
+    if clip_weights > 0:
+        weight = clipped(weight, clip_weights)
+    return weight, mean_square
+
+
+def rmsprop_centered(weight, grad, mean_square, mean, delta, lr, wd, rescale, clip, gamma1,
+                     one_minus_gamma1, gamma2, epsilon, clip_weights):
+    """Centered RMSProp (``rmspropalex_update``, Graves 2013) on one element."""
+    grad = grad * rescale + wd * weight
+    if clip > 0:
+        grad = clipped(grad, clip)
+    mean_square = one_minus_gamma1 * grad * grad + gamma1 * mean_square
+    mean = one_minus_gamma1 * grad + gamma1 * mean
+    delta = gamma2 * delta - lr * grad / np.sqrt(mean_square - mean * mean + epsilon)
+    weight = weight + delta
+    if clip_weights > 0:
+        weight = clipped(weight, clip_weights)
+    return weight, mean_square, mean, delta
+
+
+_CUDA_GRAD = '''
+        float gr = grad * rescale + wd * weight;
+        if (clip > 0) gr = %s;''' % cuda_clip('gr', 'clip')
+_CUDA_CLIP_WEIGHTS = '''
+        if (clip_weights > 0) weight = %s;''' % cuda_clip('weight', 'clip_weights')
+RMSPROP = Kernel(rmsprop, writes=('weight', 'mean_square'), per_parameter=('lr', 'wd'),
+                 cuda=_CUDA_GRAD + '''
+        mean_square = one_minus_gamma1 * (gr * gr) + gamma1 * mean_square;
+        weight = weight - lr * (gr / sqrtf(mean_square + epsilon));''' + _CUDA_CLIP_WEIGHTS)
+RMSPROP_CENTERED = Kernel(rmsprop_centered, writes=('weight', 'mean_square', 'mean', 'delta'),
+                          per_parameter=('lr', 'wd'), cuda=_CUDA_GRAD + '''
+        mean_square = one_minus_gamma1 * gr * gr + gamma1 * mean_square;
+        mean = one_minus_gamma1 * gr + gamma1 * mean;
+        delta = gamma2 * delta - lr * gr / sqrtf(mean_square - mean * mean + epsilon);
+        weight = weight + delta;''' + _CUDA_CLIP_WEIGHTS)
 
 
 @register
@@ -126,3 +172,17 @@ class RMSProp(Optimizer):
         if clip_weights is not None:
             new_weight = nd.clip(new_weight, -clip_weights, clip_weights)
         weight[:] = new_weight
+
+    # ------------------------------------------------------------------ fast path
+    def fused_step(self, run):
+        """:meth:`update` over a fused run."""
+        lr, wd, _ = self.begin_step(list(run.indices))
+        gamma1 = np.float32(self.gamma1)
+        common = dict(lr=lr, wd=wd, rescale=np.float32(self.rescale_grad),
+                      clip=clip_constant(self.clip_gradient), gamma1=gamma1,
+                      one_minus_gamma1=1 - gamma1, epsilon=np.float32(self.epsilon),
+                      clip_weights=clip_constant(self.clip_weights))
+        if self.centered:
+            run(RMSPROP_CENTERED, gamma2=np.float32(self.gamma2), **common)
+        else:
+            run(RMSPROP, **common)

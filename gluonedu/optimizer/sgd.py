@@ -27,7 +27,9 @@ from typing import NamedTuple
 import numpy as np
 
 from .. import ndarray as nd
-from .kernels import kernel_clip, kernel_scalars, lazy_rows
+from .fastpath import Kernel
+from .kernels import (clip_constant, clipped, cuda_clip, kernel_clip, kernel_scalars,
+                      lazy_rows)
 from .optimizer import Optimizer, register, check_hyperparameter, state_type
 
 __all__ = ['SGD', 'ccSGD', 'MomentumOptimizer', 'MomentumState', 'MomentumMPState']
@@ -108,6 +110,63 @@ def sgd_step(weight, grad, mom, lr, wd, momentum, rescale_grad, clip_gradient, m
         sgd_plain_step(weight, grad, lr, wd, rescale_grad, clip_gradient)
     else:
         sgd_momentum_step(weight, grad, mom, lr, wd, momentum, rescale_grad, clip_gradient)
+
+
+# ---------------------------------------------------------------------------- fast path
+# The same kernels, one element at a time (see gluonedu.optimizer.fastpath).
+def _step_of(grad, lr, rescale, clip):
+    """SGD's step ``lr * clip(rescale*g)``; unclipped in MXNet's order, ``(lr*rescale)*g``."""
+    if clip > 0:
+        return lr * clipped(rescale * grad, clip)
+    return (lr * rescale) * grad
+
+
+def sgd_momentum(weight, grad, momentum, lr, wd, momentum_coef, rescale, clip):
+    """``sgd_mom_update``: momentum = momentum_coef*momentum - lr*wd*w - step; w += momentum."""
+    momentum = momentum_coef * momentum - (lr * wd) * weight - _step_of(grad, lr, rescale, clip)
+    return weight + momentum, momentum
+
+
+def sgd_no_momentum(weight, grad, lr, wd, zero, rescale, clip):
+    """``multi_sgd_update``: the momentum form with a zero buffer."""
+    return (weight + (zero - (lr * wd) * weight - _step_of(grad, lr, rescale, clip)),)
+
+
+def sgd_plain(weight, grad, lr, wd, one, rescale, clip):
+    """``sgd_update``: w = (1 - lr*wd)*w - lr*clip(rescale*g)."""
+    return ((one - lr * wd) * weight - _step_of(grad, lr, rescale, clip),)
+
+
+_CUDA_STEP = 'float step = clip > 0 ? lr * %s : (lr * rescale) * grad;' % cuda_clip(
+    'rescale * grad', 'clip')
+#: MXNet's SGD kernels, by :func:`sgd_kernel`'s names.
+SGD_KERNELS = {
+    'momentum': Kernel(sgd_momentum, writes=('weight', 'momentum'),
+                       per_parameter=('lr', 'wd', 'momentum_coef'), cuda=_CUDA_STEP + '''
+        momentum = momentum_coef * momentum - (lr * wd) * weight - step;
+        weight = weight + momentum;'''),
+    'multi': Kernel(sgd_no_momentum, writes=('weight',), per_parameter=('lr', 'wd'),
+                    cuda=_CUDA_STEP + '''
+        weight = weight + (zero - (lr * wd) * weight - step);'''),
+    'plain': Kernel(sgd_plain, writes=('weight',), per_parameter=('lr', 'wd'),
+                    cuda=_CUDA_STEP + '''
+        weight = (one - lr * wd) * weight - step;'''),
+}
+
+
+def fused_sgd(run, lr, wd, momentum, rescale_grad, clip_gradient):
+    """SGD's kernels on a fused run, chosen per parameter by :func:`sgd_kernel`.
+
+    ``momentum``: None without a momentum buffer, else the coefficient (a number, or one
+    per parameter).
+    """
+    kinds = np.array([sgd_kernel(momentum is not None, multi)
+                      for multi in run.in_multi_tensor_call()])
+    extra = {'momentum': {'momentum_coef': momentum}, 'multi': {'zero': np.float32(0)},
+             'plain': {'one': np.float32(1)}}
+    for kind, kernel in SGD_KERNELS.items():
+        run(kernel, where=kinds == kind, lr=lr, wd=wd, rescale=np.float32(rescale_grad),
+            clip=clip_constant(clip_gradient), **extra[kind])
 
 
 class MomentumOptimizer(Optimizer):
@@ -231,9 +290,27 @@ class SGD(MomentumOptimizer):
                  kernel_clip(self.clip_gradient, dtype), multi_tensor)
 
 
+    # ------------------------------------------------------------------ fast path
+    def fused_refusal(self, indices, weights, grads):
+        if any(g.stype == 'row_sparse' for g in grads):
+            if not self.lazy_update:
+                return 'lazy_update=False (a row_sparse gradient then counts as dense)'
+            if np.dtype(weights[0].dtype) == np.float16:
+                return ('float16 multi_precision %s densifies row_sparse gradients (MXNet has '
+                        'no lazy multi-precision kernel)' % type(self).__name__)
+        return None
+
+    def fused_step(self, run):
+        """:meth:`_update_impl` over a fused run: counted call by call, then SGD's kernels."""
+        step = self.begin_step(list(run.indices), per_call=run.per_call)
+        fused_sgd(run, step.lr, step.wd, self.momentum if self.momentum > 0 else None,
+                  self.rescale_grad, self.clip_gradient)
+
+
 @register
 class ccSGD(SGD):  # noqa: N801  (MXNet's name)
     """[Deprecated] The same optimizer as :class:`SGD`, kept for old code.
 
     MXNet 1.9.1 registers it without any warning; so does gluonedu.
     """
+    fused_step = SGD.fused_step   # the same optimizer, so the same fast path

@@ -14,7 +14,8 @@ import pytest
 import gluonedu as mx
 from gluonedu import nd
 from gluonedu.optimizer import Updater
-from gluonedu.optimizer._fused import SPECS, FusedUpdater, numba_available, spec_for
+from gluonedu.optimizer._fused import FusedUpdater, numba_available
+from gluonedu.optimizer.fastpath import has_fast_path
 
 BACKENDS = ['numpy', pytest.param('numba', marks=pytest.mark.skipif(
     not numba_available(),
@@ -152,13 +153,13 @@ def test_optimizers_without_kernels_run_the_reference():
     updater = FusedUpdater(opt)
     updater([0], [nd.ones((3,))], [nd.zeros((3,))])
     assert updater.last_paths == [((0,), 'reference: Test has no fused kernel')]
-    assert spec_for(opt) is None
+    assert not has_fast_path(opt)
 
 
 def test_every_built_in_optimizer_but_test_has_a_fused_kernel():
     built_in = {name: cls for name, cls in mx.optimizer.Optimizer.opt_registry.items()
                 if cls.__module__.startswith('gluonedu.optimizer.')}
-    assert {name for name, cls in built_in.items() if cls not in SPECS} == {'test'}
+    assert {name for name, cls in built_in.items() if 'fused_step' not in vars(cls)} == {'test'}
 
 
 def test_float16_without_multi_precision_runs_the_reference():
@@ -174,8 +175,8 @@ def test_weights_become_views_of_one_buffer():
     updater = FusedUpdater(opt, backend='numpy')
     weights = [nd.ones((2, 3)), nd.ones((4,))]
     updater([0, 1], [nd.ones((2, 3)), nd.ones((4,))], weights)
-    (group,) = updater.flat_groups()
-    assert group.weight.size == 10
-    assert all(np.shares_memory(w._data, group.weight) for w in weights)
+    (run,) = updater.flat_runs()
+    assert run.group.weight.size == 10
+    assert all(np.shares_memory(w._data, run.group.weight) for w in weights)
     mean, var = updater.states[1]
-    assert np.shares_memory(mean._data, group.states[0])
+    assert np.shares_memory(mean._data, run.state_buffers['mean'])

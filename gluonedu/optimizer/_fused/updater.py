@@ -4,22 +4,25 @@ It *is* an :class:`~gluonedu.optimizer.Updater` (same states, same ``get_states`
 ``set_states``, same instrumentation events): only ``_apply`` — "run the optimizer on
 these parameters" — is replaced. For each run of parameters it
 
-1. decides whether the fast path applies (:func:`fast_path_refusal`); if not, the run
-   goes through the reference ``Updater._apply`` unchanged;
-2. finds (or builds) the run's :class:`~.flat.FlatGroup` — its weights, gradients and
-   states laid end to end, every parameter's arrays re-pointed to views of them;
-3. counts the updates and reads each parameter's lr and wd exactly as the reference
-   would (same scheduler calls, same ``lr_mult``/``wd_mult`` lookups, same order);
-4. runs the optimizer's rule once over the buffers (numba, NumPy or CuPy backend).
+1. decides whether the fast path applies (:func:`fast_path_refusal`, then the
+   optimizer's own ``fused_refusal``); if not, the run goes through the reference
+   ``Updater._apply`` unchanged;
+2. finds the run's flat buffers: a FlatGroup handed over by whoever owns the layout
+   (:meth:`FusedUpdater.use_flat_groups`: the Trainer, the KVStore), or one of its own;
+   the optimizer's states are laid out in the same segments (a :class:`~.run.FlatRun`);
+   a run holding row_sparse gradients becomes a :class:`~.run.LazyRun` instead;
+3. calls the optimizer's ``fused_step(run)`` (declared in the optimizer's own file, see
+   :mod:`gluonedu.optimizer.fastpath`), which counts the updates and reads each
+   parameter's lr and wd with ``begin_step`` — exactly as the reference — and applies
+   its kernels (numba, NumPy or CuPy backend).
 
-Which parameters take the fast path: dense weights and gradients of dtype float32, or
-float16 with ``multi_precision=True`` (the rule then runs on the float32 master
-copies). Runs holding row_sparse gradients go to :mod:`.lazy` (only the rows present
-are updated, for the optimizers MXNet updates lazily). Everything else — row_sparse
-weights, row_sparse cases :mod:`.lazy` declines, float16 without multi_precision,
-float64, a parameter listed twice, an optimizer without a spec (Test, subclasses), a
-configuration a spec declines (e.g. LBSGD parameters at different points of their
-gradient accumulation) — takes the reference path, one run at a time.
+Which parameters take the fast path: dense weights of dtype float32, or float16 with
+``multi_precision=True`` (the kernels then run on the float32 master copies); row_sparse
+gradients where the optimizer updates them lazily. Everything else — row_sparse weights,
+float16 without multi_precision, float64, a parameter listed twice, an optimizer
+without a fast path (Test, subclasses), a configuration the optimizer declines (e.g.
+LBSGD parameters at different points of their gradient accumulation) — takes the
+reference path, one run at a time.
 
 A *run* is what the reference processes as a unit: with aggregated optimizers (SGD,
 LARS, LAMB) all parameters of one dtype, else each maximal stretch of consecutive
@@ -30,15 +33,12 @@ import os
 
 import numpy as np
 
+from ..fastpath import has_fast_path
+from ..flat import FlatGroup
 from ..updater import Updater
-from . import lazy
-from .flat import FlatGroup
-from .norms import FlatNorms
-from .specs import Segments, spec_for
+from .run import FlatRun, LazyRun
 
 __all__ = ['FusedUpdater', 'fast_path_refusal', 'backend_name']
-
-_FAST_DTYPES = (np.float32,)
 
 
 def backend_name(context, requested=None):
@@ -64,7 +64,7 @@ def _make_backend(name):
         from .numba_backend import NumbaBackend
         return NumbaBackend()
     if name == 'cupy':
-        from .cupy_kernels import CupyBackend
+        from .cupy_backend import CupyBackend
         return CupyBackend()
     from .numpy_backend import NumpyBackend
     return NumpyBackend()
@@ -73,28 +73,26 @@ def _make_backend(name):
 def fast_path_refusal(optimizer, weights, grads, indices=None):
     """Why the run (``weights``, ``grads``) cannot take the fast path, or None if it can.
 
-    ``indices``: the run's parameter indices, for the specs that look at per-parameter
-    bookkeeping (LBSGD's gradient accumulation); None skips those checks.
+    ``indices``: the run's parameter indices, for the optimizer's own checks
+    (``fused_refusal``: its configuration, its per-parameter bookkeeping, row_sparse
+    gradients); None skips those.
     """
-    spec = spec_for(optimizer)
-    if spec is None:
+    if not has_fast_path(optimizer):
         return '%s has no fused kernel' % type(optimizer).__name__
-    _, reason = spec.rule(optimizer)
-    if reason:
-        return reason
-    if any(w.stype != 'default' for w in weights) or any(g.stype != 'default' for g in grads):
-        return 'row_sparse weights or gradients'
+    if any(w.stype != 'default' for w in weights):
+        return 'row_sparse weights'
     dtype = weights[0]._data.dtype
     if dtype == np.float16 and not optimizer.multi_precision:
         return 'float16 without multi_precision'
     if dtype not in (np.float32, np.float16):
         return 'dtype %s' % dtype
-    if any(g._data.dtype != dtype for g in grads):
+    if any(g._data.dtype != dtype for g in grads if g.stype == 'default') or \
+            any(g._values.dtype != dtype for g in grads if g.stype == 'row_sparse'):
         return 'gradients of another dtype than the weights'
     if len({id(w) for w in weights}) != len(weights):
         return 'a parameter listed twice'
     if indices is not None:
-        return spec.refusal(optimizer, indices, weights)
+        return optimizer.fused_refusal(indices, weights, grads)
     return None
 
 
@@ -112,24 +110,31 @@ class FusedUpdater(Updater):
     def __init__(self, optimizer, backend=None):
         super().__init__(optimizer)
         self.requested_backend = backend
-        self._groups = {}     # (dtype, indices) -> FlatGroup
-        self._backends = {}   # name -> backend object
-        #: For teaching and tests: how the last call ran, [(indices, 'fused:<backend>'
-        #: or 'reference: <why>')].
+        self._runs_built = {}  # (dtype, indices) -> FlatRun
+        self._handed = {}      # first index -> (position, FlatGroup) handed over
+        self._backends = {}    # name -> backend object
+        #: For teaching and tests: how the last call ran, [(indices, 'fused:<backend>',
+        #: 'fused-lazy:<backend>' or 'reference: <why>')].
         self.last_paths = []
 
-    # ------------------------------------------------------------------ states
+    # ------------------------------------------------------------------ layout and states
+    def use_flat_groups(self, groups):
+        """Run on these FlatGroups (their owner's layout: the Trainer's, the KVStore's)
+        wherever a run's parameters lie in one of them, instead of laying out its own."""
+        self._handed = {index: (position, group) for group in groups
+                        for position, index in enumerate(group.indices)}
+
+    def flat_runs(self):
+        """The flat runs laid out so far (for teaching and tests)."""
+        return list(self._runs_built.values())
+
     def set_states(self, states):
         super().set_states(states)
-        self._groups.clear()  # the loaded states are new arrays: rebuild the views
+        self._runs_built.clear()  # the loaded states are new arrays: lay them out again
 
     def sync_state_context(self, state, context):
-        self._groups.clear()
+        self._runs_built.clear()
         return super().sync_state_context(state, context)
-
-    def flat_groups(self):
-        """The flat groups built so far (used by the Trainer's flat all-reduce)."""
-        return list(self._groups.values())
 
     # ------------------------------------------------------------------ one call
     def _apply(self, indices, weights, grads, norms=None):
@@ -137,11 +142,6 @@ class FusedUpdater(Updater):
         measured = {}
         for run in self._runs(indices, weights, grads):
             run_indices, run_weights, run_grads = (list(x) for x in zip(*run))
-            if lazy.has_row_sparse(run_weights, run_grads):  # lazy updates: see lazy.py
-                path, found = lazy.apply(self, run_indices, run_weights, run_grads, norms)
-                self.last_paths.append((tuple(run_indices), path))
-                measured.update(found)
-                continue
             why = fast_path_refusal(self.optimizer, run_weights, run_grads, run_indices)
             if why is not None:
                 self.last_paths.append((tuple(run_indices), 'reference: ' + why))
@@ -149,8 +149,13 @@ class FusedUpdater(Updater):
                                                norms))
                 continue
             backend = self._backend_for(run_weights[0].context)
-            group = self._group_for(run_indices, run_weights, run_grads)
-            measured.update(self._fused_step(group, backend, norms))
+            if any(g.stype == 'row_sparse' for g in run_grads):
+                measured.update(self._lazy_step(run_indices, run_weights, run_grads,
+                                                backend, norms))
+                self.last_paths.append((tuple(run_indices), 'fused-lazy:' + backend.name))
+                continue
+            flat = self._flat_run(run_indices, run_weights, run_grads)
+            measured.update(flat.step(self.optimizer, backend, norms))
             self.last_paths.append((tuple(run_indices), 'fused:' + backend.name))
         return measured
 
@@ -170,6 +175,10 @@ class FusedUpdater(Updater):
                 runs.append([item])
         return runs
 
+    def _per_call(self):
+        """How many parameters one call of the reference Updater hands the optimizer."""
+        return max(1, self.optimizer.aggregate_num) if self.aggregate_updates else 1
+
     def _backend_for(self, context):
         name = backend_name(context, self.requested_backend)
         if name not in self._backends:
@@ -177,50 +186,38 @@ class FusedUpdater(Updater):
         return self._backends[name]
 
     def _group_for(self, indices, weights, grads):
-        key = (weights[0]._data.dtype, tuple(indices))
-        group = self._groups.get(key)
-        if group is not None and group.is_current(weights, grads):
-            return group
-        spec = spec_for(self.optimizer)
-        multi_precision = self.optimizer.multi_precision and \
-            weights[0]._data.dtype == np.float16
-        masters, states = [], []
-        for index in indices:
-            master, arrays = spec.split_state(self.optimizer, self.states[index],
-                                              multi_precision)
-            masters.append(master)
-            states.append(arrays)
-        group = FlatGroup(weights[0]._xp, indices, weights, grads,
-                          masters if multi_precision else None, states,
-                          aggregated=self.aggregate_updates)
-        # A parameter belongs to one group: forget groups that shared its arrays.
-        for old_key in [k for k in self._groups if set(k[1]) & set(indices)]:
-            del self._groups[old_key]
-        self._groups[key] = group
-        return group
+        """A handed FlatGroup holding exactly these parameters, in order, or None."""
+        position, group = self._handed.get(indices[0], (None, None))
+        if group is None or tuple(indices) != group.indices[position:position + len(indices)]:
+            return None
+        part = group.segments(position, position + len(indices))
+        return part if part.is_current(weights, grads) else None
 
-    def _fused_step(self, group, backend, norms=None):
-        """One step of ``group``; returns the norms measured for ``norms`` (see reporting)."""
-        opt = self.optimizer
-        spec = spec_for(opt)
-        measuring = None
-        if norms is not None:
-            measuring = FlatNorms(norms, group, opt, self.states[group.indices[0]],
-                                  in_kernel=backend.sums_in_kernel and spec.sums_in_kernel)
-        indices = group.indices
-        if spec.counting == 'custom':
-            seg = Segments(indices, None, None, None)
-        else:
-            chunk = max(1, opt.aggregate_num) if (spec.counting == 'chunks' and
-                                                  self.aggregate_updates) else 1
-            step = opt.begin_step(list(indices), per_call=chunk,
-                                  lr_before_count=spec.counting == 'read_first')
-            seg = Segments(indices, step.lr, step.wd, step.t)
-        if group.multi_precision:
-            group.load_grad32()
-        spec.run(opt, group, seg, backend, measuring.kernel_sums() if measuring else None)
-        if group.multi_precision:
-            group.store_weight16()
-        if measuring is None:
+    def _flat_run(self, indices, weights, grads):
+        key = (weights[0]._data.dtype, tuple(indices))
+        states = [self.states[i] for i in indices]
+        group = self._group_for(indices, weights, grads)
+        run = self._runs_built.get(key)
+        if run is not None and (group is None and run.group.is_current(weights, grads)
+                                or group is run.group) and \
+                run.is_current(run.group, states):
+            return run
+        if group is None:   # nobody handed these parameters over: lay them out here
+            group = FlatGroup(indices, weights, grads)
+        run = FlatRun(group, self.optimizer, states, self._per_call())
+        # A parameter belongs to one run: forget runs that shared its arrays.
+        for old_key in [k for k in self._runs_built if set(k[1]) & set(indices)]:
+            del self._runs_built[old_key]
+        self._runs_built[key] = run
+        return run
+
+    def _lazy_step(self, indices, weights, grads, backend, norms=None):
+        """One step of a run holding row_sparse gradients (measured as the reference)."""
+        before = norms.before(weights) if norms else None
+        run = LazyRun(self.optimizer, [self.states[i] for i in indices], indices, weights,
+                      grads, backend, self._per_call())
+        self.optimizer.fused_step(run)
+        if norms is None:
             return {}
-        return measuring.result(opt, [self.states[i] for i in group.indices])
+        return norms.measure(self.optimizer, indices, weights, grads,
+                             [self.states[i] for i in indices], before)
