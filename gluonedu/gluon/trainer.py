@@ -323,6 +323,12 @@ class Trainer:
         return self._optimizer.learning_rate
 
     @property
+    def params(self):
+        """(gluonedu) The Parameters this Trainer updates, in order: a parameter's position
+        is its index for the optimizer and its key in the KVStore."""
+        return tuple(self._params)
+
+    @property
     def optimizer(self):
         """The Optimizer this Trainer applies."""
         if isinstance(self._optimizer, opt.Optimizer):

@@ -26,7 +26,9 @@ from typing import NamedTuple
 import numpy as np
 
 from .. import ndarray as nd
+from ..instrument.events import BUS
 from ..lr_scheduler import LRScheduler
+from .reporting import report_schedule
 
 __all__ = ['Optimizer', 'register', 'create', 'accepts_lists', 'check_hyperparameter',
            'StepScalars', 'MultiPrecisionState', 'state_type', 'STATE_TYPES']
@@ -255,8 +257,14 @@ class Optimizer:
                            np.array(t, dtype=np.int64))
 
     def _scheduled_lr(self, num_update):
-        """The learning rate before multipliers: the scheduler's at ``num_update``, or lr."""
-        return self.lr_scheduler(num_update) if self.lr_scheduler is not None else self.lr
+        """The learning rate before multipliers: the scheduler's at ``num_update`` (reported
+        as a ``schedule`` event), or lr."""
+        if self.lr_scheduler is None:
+            return self.lr
+        lr = self.lr_scheduler(num_update)
+        if BUS.active:
+            report_schedule(self.lr_scheduler, num_update, lr)
+        return lr
 
     def _get_lrs(self, indices):
         """Learning rates of ``indices``: scheduled (or fixed) lr times each lr_mult."""
