@@ -306,7 +306,7 @@ class Trainer:
         if not self._fused:
             return None
         layout = self._layout
-        if layout is None or not layout.is_current(self._params):
+        if layout is None or not layout.is_current():
             layout = self._layout = trainer_fused.FlatLayout.build(self._params,
                                                                    self._contexts)
             for c, updater in enumerate(self._updaters):
@@ -500,7 +500,7 @@ class Trainer:
                         self._raise_stale(param, data)
             if on_store:
                 continue  # the store already updated the weights during allreduce
-            for upd, arr, grad in zip(updates, param.list_data(), param.list_grad()):
+            for upd, arr, grad in zip(updates, param._data, param._grad):  # (dense: checked)
                 if not ignore_stale_grad or arr._fresh_grad:
                     upd.append((i, grad, arr))
                     arr._fresh_grad = False

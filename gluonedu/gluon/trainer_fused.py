@@ -39,6 +39,8 @@ class FlatLayout:
 
     def __init__(self, params, contexts):
         indices = [i for i, p in enumerate(params) if p.grad_req != 'null']
+        # Parameters without a gradient now; one that gets one needs a new layout.
+        self._untrained = [p for p in params if p.grad_req == 'null']
         by_dtype = {}
         for i in indices:
             by_dtype.setdefault(params[i].dtype, []).append(i)
@@ -49,6 +51,11 @@ class FlatLayout:
             self.by_dtype.append([FlatGroup(members, [d[c] for d in datas],
                                             [g[c] for g in grads])
                                   for c in range(len(contexts))])
+        # What is_current checks: each copy's arrays, and the views they hold.
+        self._views = [(params[i], c, group.weights[k], group.weights[k]._data,
+                        group.grads[k], group.grads[k]._data)
+                       for groups in self.by_dtype for c, group in enumerate(groups)
+                       for k, i in enumerate(group.indices)]
 
     @classmethod
     def build(cls, params, contexts):
@@ -60,15 +67,17 @@ class FlatLayout:
             return None
         return cls(params, contexts)
 
-    def is_current(self, params):
-        """Whether every parameter's arrays are still the views of our buffers."""
-        for groups in self.by_dtype:
-            members = [params[i] for i in groups[0].indices]
-            datas = [p.list_data() for p in members]
-            grads = [p.list_grad() for p in members]
-            for c, group in enumerate(groups):
-                if not group.is_current([d[c] for d in datas], [g[c] for g in grads]):
-                    return False
+    def is_current(self):
+        """Whether the same parameters have a gradient, and every one's arrays are still
+        the views of our buffers."""
+        if any(p._grad is not None for p in self._untrained):
+            return False
+        for param, c, weight, weight_view, grad, grad_view in self._views:
+            data, grads = param._data, param._grad
+            if data is None or grads is None or data[c] is not weight or \
+                    weight._data is not weight_view or grads[c] is not grad or \
+                    grad._data is not grad_view:
+                return False
         return True
 
     def groups_of(self, context_position):

@@ -19,6 +19,7 @@ Every built-in optimizer reads a common preamble from this base class:
   and, if ``clip_gradient`` is set, clipped to [-clip_gradient, clip_gradient].
 """
 import functools
+import itertools
 import numbers
 import warnings
 from typing import NamedTuple
@@ -232,25 +233,39 @@ class Optimizer:
         single = not isinstance(indices, (list, tuple))
         indices = [indices] if single else list(indices)
         counts, begin = self._index_update_count, self.begin_num_update
-        num_update = self.num_update
-        t, seen = [], []   # seen: the num_update each index's lr read sees
-        for k, index in enumerate(indices):
-            if lr_before_count:
-                seen.append(num_update)
-            count = counts.get(index, begin) + 1
-            counts[index] = count
-            t.append(count)
-            num_update = max(count, num_update)
-            if not lr_before_count and ((k + 1) % per_call == 0 or k + 1 == len(indices)):
-                seen.extend([num_update] * (len(t) - len(seen)))
-        self.num_update = num_update
+        before = self.num_update
+        if len(set(indices)) == len(indices):   # each index once: count them all at once
+            t = [counts.get(i, begin) + 1 for i in indices]
+            counts.update(zip(indices, t))
+        else:                                    # an index listed twice counts twice
+            t = []
+            for index in indices:
+                counts[index] = counts.get(index, begin) + 1
+                t.append(counts[index])
+        # The num_update each index's lr read sees: the largest count so far, after its
+        # call of per_call indices (or before the index itself, with lr_before_count).
+        running = list(itertools.accumulate(t, max, initial=before))
+        self.num_update = running[-1]
+        if lr_before_count:
+            seen = running[:-1]
+        elif per_call == 1:
+            seen = running[1:]
+        else:
+            last = len(t)
+            seen = [running[min(k - k % per_call + per_call, last)] for k in range(last)]
         scheduled = {}
         for n in seen:   # in order, once per distinct value: schedulers may keep state
             if n not in scheduled:
                 scheduled[n] = self._scheduled_lr(n)
-        lrs = [scheduled[n] * self._mult(i, self.lr_mult, 'lr_mult')
-               for n, i in zip(seen, indices)]
-        wds = self._get_wds(indices)
+        params = self.param_dict
+        if params and all(i in params for i in indices):   # the Trainer's case, quickly
+            lr_mults = [params[i].lr_mult for i in indices]
+            wd_mults = [params[i].wd_mult for i in indices]
+        else:
+            lr_mults = [self._mult(i, self.lr_mult, 'lr_mult') for i in indices]
+            wd_mults = [self._mult(i, self.wd_mult, 'wd_mult') for i in indices]
+        lrs = [scheduled[n] * m for n, m in zip(seen, lr_mults)]
+        wds = [self.wd * m for m in wd_mults]
         if single:
             return StepScalars(lrs[0], wds[0], t[0])
         return StepScalars(np.array(lrs, dtype=np.float64), np.array(wds, dtype=np.float64),

@@ -160,12 +160,12 @@ def fused_sgd(run, lr, wd, momentum, rescale_grad, clip_gradient):
     ``momentum``: None without a momentum buffer, else the coefficient (a number, or one
     per parameter).
     """
-    kinds = np.array([sgd_kernel(momentum is not None, multi)
-                      for multi in run.in_multi_tensor_call()])
+    multi = run.in_multi_tensor_call()
     extra = {'momentum': {'momentum_coef': momentum}, 'multi': {'zero': np.float32(0)},
              'plain': {'one': np.float32(1)}}
-    for kind, kernel in SGD_KERNELS.items():
-        run(kernel, where=kinds == kind, lr=lr, wd=wd, rescale=np.float32(rescale_grad),
+    for where in (multi, ~multi):
+        kind = sgd_kernel(momentum is not None, where is multi)
+        run(SGD_KERNELS[kind], where=where, lr=lr, wd=wd, rescale=np.float32(rescale_grad),
             clip=clip_constant(clip_gradient), **extra[kind])
 
 

@@ -81,13 +81,12 @@ def fast_path_refusal(optimizer, weights, grads, indices=None):
         return '%s has no fused kernel' % type(optimizer).__name__
     if any(w.stype != 'default' for w in weights):
         return 'row_sparse weights'
-    dtype = weights[0]._data.dtype
-    if dtype == np.float16 and not optimizer.multi_precision:
+    dtype = weights[0].dtype
+    if dtype is np.float16 and not optimizer.multi_precision:
         return 'float16 without multi_precision'
-    if dtype not in (np.float32, np.float16):
-        return 'dtype %s' % dtype
-    if any(g._data.dtype != dtype for g in grads if g.stype == 'default') or \
-            any(g._values.dtype != dtype for g in grads if g.stype == 'row_sparse'):
+    if dtype is not np.float32 and dtype is not np.float16:
+        return 'dtype %s' % np.dtype(dtype)
+    if any(g.dtype is not dtype for g in grads):
         return 'gradients of another dtype than the weights'
     if len({id(w) for w in weights}) != len(weights):
         return 'a parameter listed twice'
@@ -110,7 +109,7 @@ class FusedUpdater(Updater):
     def __init__(self, optimizer, backend=None):
         super().__init__(optimizer)
         self.requested_backend = backend
-        self._runs_built = {}  # (dtype, indices) -> FlatRun
+        self._runs_built = {}  # indices -> FlatRun
         self._handed = {}      # first index -> (position, FlatGroup) handed over
         self._backends = {}    # name -> backend object
         #: For teaching and tests: how the last call ran, [(indices, 'fused:<backend>',
@@ -140,22 +139,27 @@ class FusedUpdater(Updater):
     def _apply(self, indices, weights, grads, norms=None):
         self.last_paths = []
         measured = {}
+        opt = self.optimizer
         for run in self._runs(indices, weights, grads):
             run_indices, run_weights, run_grads = (list(x) for x in zip(*run))
-            why = fast_path_refusal(self.optimizer, run_weights, run_grads, run_indices)
+            flat = self._built_run(run_indices, run_weights, run_grads)
+            # A run laid out before holds the same arrays: only the optimizer's own
+            # conditions (its settings, its bookkeeping) can have changed since.
+            why = opt.fused_refusal(run_indices, run_weights, run_grads) if flat else \
+                fast_path_refusal(opt, run_weights, run_grads, run_indices)
             if why is not None:
                 self.last_paths.append((tuple(run_indices), 'reference: ' + why))
                 measured.update(Updater._apply(self, run_indices, run_weights, run_grads,
                                                norms))
                 continue
             backend = self._backend_for(run_weights[0].context)
-            if any(g.stype == 'row_sparse' for g in run_grads):
+            if flat is None and any(g.stype == 'row_sparse' for g in run_grads):
                 measured.update(self._lazy_step(run_indices, run_weights, run_grads,
                                                 backend, norms))
                 self.last_paths.append((tuple(run_indices), 'fused-lazy:' + backend.name))
                 continue
-            flat = self._flat_run(run_indices, run_weights, run_grads)
-            measured.update(flat.step(self.optimizer, backend, norms))
+            flat = flat or self._new_flat_run(run_indices, run_weights, run_grads)
+            measured.update(flat.step(opt, backend, norms))
             self.last_paths.append((tuple(run_indices), 'fused:' + backend.name))
         return measured
 
@@ -193,22 +197,28 @@ class FusedUpdater(Updater):
         part = group.segments(position, position + len(indices))
         return part if part.is_current(weights, grads) else None
 
-    def _flat_run(self, indices, weights, grads):
-        key = (weights[0]._data.dtype, tuple(indices))
-        states = [self.states[i] for i in indices]
+    def _built_run(self, indices, weights, grads):
+        """The FlatRun laid out for these parameters, if it still holds their arrays (the
+        owner's group, if one was handed over) and states; else None."""
+        run = self._runs_built.get(tuple(indices))
+        if run is None:
+            return None
         group = self._group_for(indices, weights, grads)
-        run = self._runs_built.get(key)
-        if run is not None and (group is None and run.group.is_current(weights, grads)
-                                or group is run.group) and \
-                run.is_current(run.group, states):
-            return run
+        if group is not run.group and (group is not None or
+                                       not run.group.is_current(weights, grads)):
+            return None
+        return run if run.is_current(run.group, [self.states[i] for i in indices]) else None
+
+    def _new_flat_run(self, indices, weights, grads):
+        group = self._group_for(indices, weights, grads)
         if group is None:   # nobody handed these parameters over: lay them out here
             group = FlatGroup(indices, weights, grads)
-        run = FlatRun(group, self.optimizer, states, self._per_call())
+        run = FlatRun(group, self.optimizer, [self.states[i] for i in indices],
+                      self._per_call())
         # A parameter belongs to one run: forget runs that shared its arrays.
-        for old_key in [k for k in self._runs_built if set(k[1]) & set(indices)]:
+        for old_key in [k for k in self._runs_built if set(k) & set(indices)]:
             del self._runs_built[old_key]
-        self._runs_built[key] = run
+        self._runs_built[tuple(indices)] = run
         return run
 
     def _lazy_step(self, indices, weights, grads, backend, norms=None):
