@@ -229,7 +229,8 @@ class KVStore(KVStoreBase):
             total = arrays[0].astype(dtype, copy=True)
         else:
             total = out
-            total[...] = arrays[0]
+            if out is not arrays[0]:
+                total[...] = arrays[0]
         if self._sums_on_device or self._compression is not None:
             for a in arrays[1:]:
                 total += a
@@ -294,12 +295,20 @@ class KVStore(KVStoreBase):
             values = [self._compression.quantize_flat(keys, i, NDArray(g.grad, g.context),
                                                       shapes) for i, g in enumerate(groups)]
         values = [_host_or_copy(v, g.context, flat.context) for v, g in zip(values, groups)]
-        total = flat.grad if update else flat.weight
-        self._sum_dense(flat.xp, values, total.dtype, out=total)
         if update:
+            self._sum_dense(flat.xp, values, flat.grad.dtype, out=flat.grad)
             self._updater(list(keys), flat.grads, flat.weights)
-        for g in groups:
-            target = g.weight if update else g.grad
+            targets = [g.weight for g in groups]
+        elif values[0] is groups[0].grad:
+            # The first device's gradient becomes the sum (it is pulled back there
+            # anyway); the store's copy and the other devices receive it.
+            self._sum_dense(flat.xp, values, flat.weight.dtype, out=values[0])
+            flat.weight[...] = values[0]
+            targets = [g.grad for g in groups[1:]]
+        else:
+            self._sum_dense(flat.xp, values, flat.weight.dtype, out=flat.weight)
+            targets = [g.grad for g in groups]
+        for target, g in zip(targets, groups[len(groups) - len(targets):]):
             target[...] = _host_or_copy(flat.weight, flat.context, g.context)
         if BUS.active:
             self._emit_flat(keys, groups, flat)
