@@ -96,3 +96,9 @@ clean:
 	rm -rf $(VENV) $(REF_VENV) .pytest_cache build dist *.egg-info
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +
 	find . -name .ipynb_checkpoints -type d -prune -exec rm -rf {} +
+
+# Student versions of the curriculum notebooks, made with nbgrader (docs/exercises.md):
+# build/assignments/release/<notebook>/<notebook>.ipynb, one assignment per notebook.
+.PHONY: assignments
+assignments: $(STAMP)
+	$(VENV)/bin/python scripts/assignments.py --course-dir build/assignments

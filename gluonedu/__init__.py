@@ -18,6 +18,7 @@ from . import kvstore as kv
 from . import gluon
 from . import contrib
 from . import test_utils
+from . import metric
 from . import data
 from . import instrument
 

@@ -54,7 +54,7 @@ from ..ndarray import NDArray
 from ..ndarray.io import atomic_write
 from ..ndarray.sparse import RowSparseNDArray
 from ..optimizer.flat import FlatGroup
-from .base import KVStoreBase, optimizer_capability
+from .base import KVStoreBase, check_push_storage, optimizer_capability
 from .compression import compressed_nbytes, create_compression
 
 __all__ = ['KVStore']
@@ -92,6 +92,8 @@ class KVStore(KVStoreBase):
     Create it with ``mx.kv.create('local')``; see the module docstring for what push
     and pull do and where the sums happen.
     """
+
+    sums_row_sparse = True
 
     def __init__(self, kvstore_type='local'):
         self._type = kvstore_type
@@ -208,6 +210,7 @@ class KVStore(KVStoreBase):
     def _merge(self, key, values):
         """The sum of ``values`` on the key's home context (a new array)."""
         stored = self._stored(key)
+        check_push_storage(key, values)
         for v in values:
             if v.shape != stored.shape:
                 raise MXNetError("push to key %r: a value of shape %s does not match the "

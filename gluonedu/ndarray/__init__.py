@@ -1,9 +1,9 @@
-"""``mx.nd``: NDArray, its creation functions and operators, row-sparse arrays, save/load."""
+"""``mx.nd``: NDArray, its creation functions and operators, sparse arrays, save/load."""
 from .ndarray import NDArray, array, empty, zeros, ones, full, arange, waitall, from_numpy
 from .ops import *  # noqa: F401,F403
 from .ops import __all__ as _ops_all
 from . import sparse, random
-from .sparse import RowSparseNDArray
+from .sparse import RowSparseNDArray, CSRNDArray, cast_storage
 from .io import save, load
 
 # MXNet's flat aliases of the random samplers.
@@ -11,5 +11,6 @@ random_uniform = random.uniform
 random_normal = random.normal
 random_randint = random.randint
 
-__all__ = ['NDArray', 'RowSparseNDArray', 'array', 'empty', 'zeros', 'ones', 'full', 'arange',
-           'waitall', 'from_numpy', 'sparse', 'random', 'save', 'load'] + list(_ops_all)
+__all__ = ['NDArray', 'RowSparseNDArray', 'CSRNDArray', 'array', 'empty', 'zeros', 'ones', 'full',
+           'arange', 'waitall', 'from_numpy', 'sparse', 'random', 'save', 'load',
+           'cast_storage'] + list(_ops_all)

@@ -205,15 +205,9 @@ class NDArray:
         return _graph.record(out, (self,), backward, 'astype')
 
     def tostype(self, stype):
-        """This array in storage type ``stype`` ('default' or 'row_sparse')."""
-        if stype == 'default':
-            return self
-        if stype == 'row_sparse':
-            from .sparse import _dense_to_row_sparse
-            return _dense_to_row_sparse(self)
-        if stype == 'csr':
-            raise MXNetError("csr storage is not supported by gluonedu; use 'row_sparse'")
-        raise ValueError("unknown storage type %r: use 'default' or 'row_sparse'" % (stype,))
+        """This array in storage type ``stype``: 'default', 'row_sparse' or 'csr' (2-D)."""
+        from . import sparse  # sparse builds on this module
+        return self if stype == 'default' else sparse.cast_storage(self, stype)
 
     def detach(self):
         """The same data, cut from the recorded graph and without a gradient."""
@@ -225,15 +219,16 @@ class NDArray:
 
         grad_req : {'write', 'add', 'null'}
             'write' overwrites ``grad`` at each backward, 'add' accumulates into it.
-        stype : {None, 'default', 'row_sparse'}
+        stype : {None, 'default', 'row_sparse', 'csr'}
             Storage type of the gradient buffer.
         """
         from . import sparse  # sparse builds on this module
         _check_grad_req(grad_req)
+        # (self.dtype, not self._data: a sparse array's _data is its dense equivalent.)
         if stype in (None, 'default'):
-            grad = zeros(self.shape, ctx=self._ctx, dtype=self._data.dtype)
+            grad = zeros(self.shape, ctx=self._ctx, dtype=self.dtype)
         else:
-            grad = sparse.zeros(stype, self.shape, ctx=self._ctx, dtype=self._data.dtype)
+            grad = sparse.zeros(stype, self.shape, ctx=self._ctx, dtype=self.dtype)
         _mark_variable(self, grad, grad_req)
 
     def backward(self, out_grad=None, retain_graph=False, train_mode=True):

@@ -425,9 +425,13 @@ def add_n(*args, out=None):
 def dot(lhs, rhs, transpose_a=False, transpose_b=False, forward_stype=None, out=None):
     """Dot product: sums over the last axis of ``lhs`` and the first axis of ``rhs``.
 
-    ``transpose_a``/``transpose_b`` reverse the axes of that input first.
+    ``transpose_a``/``transpose_b`` reverse the axes of that input first. A csr input
+    goes to :func:`gluonedu.ndarray.sparse.dot` (MXNet's storage rules).
     """
     _check_nd('dot', lhs, rhs)
+    if 'csr' in (lhs.stype, rhs.stype):
+        from . import sparse
+        return sparse.dot(lhs, rhs, transpose_a, transpose_b, forward_stype, out)
     lhs, rhs = _dense(lhs), _dense(rhs)
     _check_same_dtype('dot', [lhs, rhs])
     a, b = lhs._data, rhs._data

@@ -7,7 +7,8 @@ import numpy as np
 from .. import ndarray as nd
 from .fastpath import Kernel, per_t
 from .kernels import clip_constant, clipped, cuda_clip, kernel_clip, lazy_rows
-from .optimizer import Optimizer, register, accepts_lists, check_hyperparameter, state_type
+from .optimizer import (Optimizer, ScheduledMomentum, register, accepts_lists,
+                        check_hyperparameter, state_type)
 
 __all__ = ['Adam', 'AdamState']
 
@@ -63,7 +64,8 @@ class Adam(Optimizer):
     ----------
     learning_rate : float, default 0.001
     beta1 : float, default 0.9
-        Decay rate of the first-moment (mean) estimate, in [0, 1).
+        Decay rate of the first-moment (mean) estimate, in [0, 1). A momentum schedule
+        (:class:`~gluonedu.lr_scheduler.OneCycleScheduler`) may drive it.
     beta2 : float, default 0.999
         Decay rate of the second-moment (variance) estimate, in [0, 1).
     epsilon : float, default 1e-8
@@ -78,6 +80,7 @@ class Adam(Optimizer):
     """
 
     state_type = AdamState
+    beta1 = ScheduledMomentum()
 
     def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-8,
                  lazy_update=True, **kwargs):

@@ -30,7 +30,8 @@ from .. import ndarray as nd
 from .fastpath import Kernel
 from .kernels import (clip_constant, clipped, cuda_clip, kernel_clip, kernel_scalars,
                       lazy_rows)
-from .optimizer import Optimizer, register, check_hyperparameter, state_type
+from .optimizer import (Optimizer, ScheduledMomentum, register, check_hyperparameter,
+                        state_type)
 
 __all__ = ['SGD', 'ccSGD', 'MomentumOptimizer', 'MomentumState', 'MomentumMPState']
 
@@ -179,7 +180,7 @@ class MomentumOptimizer(Optimizer):
     lists.
     """
     state_type = MomentumState
-    momentum = 0.0
+    momentum = ScheduledMomentum(default=0.0)
     #: Whether a row-sparse weight keeps row-sparse momentum (SGD, LARS) or dense (NAG).
     lazy_update = False
 
@@ -242,7 +243,9 @@ class SGD(MomentumOptimizer):
     Parameters
     ----------
     momentum : float, default 0.0
-        Decay of the momentum buffer, >= 0. With 0 there is no state.
+        Decay of the momentum buffer, >= 0. With 0 there is no state. A momentum schedule
+        (:class:`~gluonedu.lr_scheduler.OneCycleScheduler`) may drive it; the state is
+        then made whatever this value.
     lazy_update : bool, default True
         Update only the rows present in a row-sparse gradient.
     multi_precision : bool, default False

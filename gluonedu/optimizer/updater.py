@@ -9,6 +9,7 @@ import warnings
 
 from ..instrument.events import BUS
 from ..ndarray import NDArray
+from .optimizer import rebuilt
 from .reporting import NormRequest, report_update
 from .serialization import dumps_states, loads_states
 
@@ -84,7 +85,7 @@ class Updater:
             return state.as_in_context(context)
         if isinstance(state, (tuple, list)):
             synced = [self.sync_state_context(s, context) for s in state]
-            return _rebuilt(state, synced)
+            return rebuilt(state, synced)
         return state
 
     def set_states(self, states):
@@ -99,13 +100,6 @@ class Updater:
     def get_states(self, dump_optimizer=False):
         """The states as bytes (with the optimizer's settings and counters if asked)."""
         return dumps_states(self.states, self.optimizer if dump_optimizer else None)
-
-
-def _rebuilt(like, items):
-    """A tuple (of ``like``'s NamedTuple type, if it has one) or list of ``items``."""
-    if isinstance(like, list):
-        return list(items)
-    return type(like)(*items) if hasattr(like, '_fields') else tuple(items)
 
 
 def _with_names(state, optimizer, index, weight):
@@ -127,7 +121,7 @@ def _typed_like(state, template):
             len(state) != len(template):
         return state
     items = [_typed_like(s, t) for s, t in zip(state, template)]
-    return _rebuilt(template, items)
+    return rebuilt(template, items)
 
 
 def get_updater(optimizer):

@@ -15,7 +15,9 @@ From a :class:`gluonedu.instrument.Recorder`'s table (one row per recorded value
 * :func:`plot_update_ratio` -- ``||update|| / ||weight||`` per parameter, log scale;
 * :func:`plot_stale_events` -- stale gradients raised or skipped, by parameter and context;
 * :func:`plot_kv_traffic` -- KVStore bytes pushed per key, dense against compressed;
-* :func:`plot_loss` -- metric rows the training loop logged (``rec.log('loss', ...)``).
+* :func:`plot_loss` -- metric rows the training loop logged (``rec.log('loss', ...)``);
+* :func:`plot_lr_find` -- an lr range test (:func:`gluonedu.contrib.lr_find`): the loss
+  against the learning rate, and the suggested rate.
 
 Each Recorder plot raises a ValueError naming the Recorder option (or the training
 set-up) that produces the rows it needs when they are missing. Every line a Recorder
@@ -32,7 +34,8 @@ import numpy as np
 from .landscapes import run_optimizer
 
 __all__ = ['plot_trajectories', 'plot_losses', 'contour_levels', 'plot_lr', 'plot_norms',
-           'plot_update_ratio', 'plot_stale_events', 'plot_kv_traffic', 'plot_loss']
+           'plot_update_ratio', 'plot_stale_events', 'plot_kv_traffic', 'plot_loss',
+           'plot_lr_find']
 
 
 def _pyplot():
@@ -625,4 +628,48 @@ def plot_loss(recorder, names=('loss',), ax=None, log=False, figsize=None, title
         axes[0].set_title(title)
     elif len(names) == 1:
         axes[0].set_title(names[0])
+    return fig
+
+
+def plot_lr_find(recorder, suggested_lr=None, ax=None, figsize=(6.5, 3.5), title=None):
+    """An lr range test: the loss against the learning rate (log scale); returns the Figure.
+
+    Reads the metric rows ``lr``, ``loss`` and ``smoothed_loss`` that
+    :func:`gluonedu.contrib.lr_find` logs (one of each per step): the raw loss is drawn
+    faint (``gid`` 'loss'), the smoothed loss bold (``gid`` 'smoothed_loss'), and
+    ``suggested_lr``, if given, as a dotted vertical line (``gid`` 'suggested_lr').
+    """
+    rows = _rows_of(recorder, 'metric', 'plot_lr_find')
+    own_figure = ax is None
+    series = {}
+    for name in ('lr', 'loss', 'smoothed_loss'):
+        values = [r.value for r in rows if r.name == name]
+        if not values:
+            raise ValueError("plot_lr_find(): no metric rows named %r (recorded: %s); it plots "
+                             "the table gluonedu.contrib.lr_find returns" % (name, _names_of(rows)))
+        series[name] = np.array(values, dtype=np.float64)
+    fig, ax = _axes(ax, figsize)
+    (raw,) = ax.plot(series['lr'], series['loss'], '-', color='C0', alpha=0.35, lw=1,
+                     label='loss')
+    raw.set_gid('loss')
+    (smooth,) = ax.plot(series['lr'], series['smoothed_loss'], '-', color='C0', lw=2,
+                        label='smoothed loss')
+    smooth.set_gid('smoothed_loss')
+    if suggested_lr is not None:
+        mark = ax.axvline(suggested_lr, color='C3', ls=':', lw=1.5,
+                          label='suggested lr %.3g' % suggested_lr)
+        mark.set_gid('suggested_lr')
+    ax.set_xscale('log')
+    finite = series['smoothed_loss'][np.isfinite(series['smoothed_loss'])]
+    if finite.size > 1 and finite[0] > finite.min():
+        # From a little below the lowest loss to a little above the first: the divergence
+        # at the end would otherwise squash the part that matters.
+        span = finite[0] - finite.min()
+        ax.set_ylim(finite.min() - 0.1 * span, finite[0] + 0.5 * span)
+    ax.set_xlabel('learning rate (log scale)')
+    ax.set_ylabel('loss')
+    ax.set_title(title if title is not None else 'lr range test')
+    ax.legend(loc='best', fontsize='small')
+    if own_figure:
+        fig.tight_layout()
     return fig

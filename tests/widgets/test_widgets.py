@@ -397,6 +397,10 @@ def test_dashboard_updates_beside_a_tqdm_progress_bar(short_training, capsys, ba
                     warmup_begin_lr=0.01, warmup_mode='constant'),
      lambda: lrs.CosineScheduler(max_update=100, final_lr=0.001, base_lr=0.1, warmup_steps=20,
                                  warmup_begin_lr=0.01, warmup_mode='constant')),
+    ('onecycle', dict(max_update=120, base_lr=0.4, pct_start=0.3, div_factor=10,
+                      final_div_factor=100),
+     lambda: lrs.OneCycleScheduler(max_lr=0.4, total_steps=120, pct_start=0.3, div_factor=10,
+                                   final_div_factor=100)),
 ])
 def test_schedule_explorer_values_are_the_schedulers(kind, settings, make):
     ex = ScheduleExplorer(kind, num_updates=150, **settings)
@@ -427,6 +431,28 @@ def test_schedule_explorer_summary_and_set():
     with pytest.raises(ValueError, match='no setting gamma'):
         ex.set(gamma=0.5)
     assert ex.settings == before and ex.scheduler == 'poly'
+
+
+def test_schedule_explorer_draws_one_cycle_with_its_momentum():
+    ex = ScheduleExplorer('onecycle', num_updates=100, base_lr=0.5, max_update=100,
+                          warmup_steps=10)   # a warm-up setting one-cycle does not take
+    assert ex.describe() == ('OneCycleScheduler(total_steps=100, pct_start=0.25, '
+                             'div_factor=25, final_div_factor=1e+04, max_lr=0.5)')
+    assert ex.summary().endswith('max 0.5 at update 25, lr(100)=2e-06')
+    fig = ex.figure()
+    lr_axes, momentum_axes = fig.axes
+    momentum = momentum_axes.get_lines()[0].get_ydata()
+    assert momentum[24] == pytest.approx(0.85) and momentum[-1] == pytest.approx(0.95)
+    labels = lr_axes.get_legend_handles_labels()[1]
+    assert 'end of warm-up' not in labels
+    assert [t.get_text() for t in lr_axes.get_legend().get_texts()] == \
+        ['learning rate', 'max_update', 'momentum (right)']
+    ex.widget
+    shown = {n for n, control in ex._controls.items() if control.layout.display != 'none'}
+    assert shown == {'scheduler', 'num_updates', 'base_lr', 'max_update', 'pct_start',
+                     'div_factor', 'final_div_factor'}
+    ex._controls['pct_start'].value = 0.5          # what dragging the slider does
+    assert ex.settings['pct_start'] == 0.5 and 'max 0.5 at update 50' in ex.summary()
 
 
 def test_schedule_explorer_controls():

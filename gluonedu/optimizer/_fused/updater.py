@@ -21,8 +21,13 @@ Which parameters take the fast path: dense weights of dtype float32, or float16 
 gradients where the optimizer updates them lazily. Everything else — row_sparse weights,
 float16 without multi_precision, float64, a parameter listed twice, an optimizer
 without a fast path (Test, subclasses), a configuration the optimizer declines (e.g.
-LBSGD parameters at different points of their gradient accumulation) — takes the
-reference path, one run at a time.
+LBSGD parameters at different points of their gradient accumulation), a momentum
+schedule over parameters whose update counts differ — takes the reference path, one run
+at a time.
+
+A momentum schedule (:class:`~gluonedu.optimizer.optimizer.ScheduledMomentum`) needs
+nothing else here: each ``fused_step`` reads ``self.momentum`` / ``self.beta1`` after
+``begin_step`` has counted, as the reference does, and gets the scheduled value.
 
 A *run* is what the reference processes as a unit: with aggregated optimizers (SGD,
 LARS, LAMB) all parameters of one dtype, else each maximal stretch of consecutive
@@ -91,8 +96,31 @@ def fast_path_refusal(optimizer, weights, grads, indices=None):
     if len({id(w) for w in weights}) != len(weights):
         return 'a parameter listed twice'
     if indices is not None:
-        return optimizer.fused_refusal(indices, weights, grads)
+        return _refusal_now(optimizer, indices, weights, grads)
     return None
+
+
+def _refusal_now(optimizer, indices, weights, grads):
+    """What may decline a run whose arrays took the fast path before: the optimizer's
+    own conditions (its settings, its bookkeeping), and a momentum schedule."""
+    if _momentum_moves_within(optimizer, indices):
+        return ('a momentum schedule, and update counts that move num_update within the '
+                'run (its parameters see different momenta)')
+    return optimizer.fused_refusal(indices, weights, grads)
+
+
+def _momentum_moves_within(opt, indices):
+    """Whether a momentum schedule gives the run's parameters different momenta.
+
+    The reference reads the scheduled momentum after counting each parameter (or chunk);
+    one kernel call takes one momentum, read after counting them all. They agree unless
+    a later parameter's count raises ``num_update`` above where the first one left it.
+    """
+    if opt.scheduled_momentum() is None:
+        return False
+    begin = opt.begin_num_update
+    counts = [opt._index_update_count.get(i, begin) + 1 for i in indices]
+    return max(counts) > max(opt.num_update, counts[0])
 
 
 class FusedUpdater(Updater):
@@ -145,7 +173,7 @@ class FusedUpdater(Updater):
             flat = self._built_run(run_indices, run_weights, run_grads)
             # A run laid out before holds the same arrays: only the optimizer's own
             # conditions (its settings, its bookkeeping) can have changed since.
-            why = opt.fused_refusal(run_indices, run_weights, run_grads) if flat else \
+            why = _refusal_now(opt, run_indices, run_weights, run_grads) if flat else \
                 fast_path_refusal(opt, run_weights, run_grads, run_indices)
             if why is not None:
                 self.last_paths.append((tuple(run_indices), 'reference: ' + why))
