@@ -10,6 +10,11 @@ them — the *merged* value — and then either
 
 A pull copies the stored value into one or several outputs, on any contexts.
 
+:meth:`KVStore.allreduce_flat` does a pushpull of many keys at once on flat buffers (the
+Trainer's layout, :mod:`gluonedu.optimizer.flat`): the same sums, compression, stored
+values and events, one array operation per device instead of one per key; with an
+optimizer on the store, its (fused) updater runs on the store's flat copies.
+
 Where the sums happen (and the numbers, bit for bit, as MXNet):
 
 * 'local' keeps every value in CPU memory (``cpu_pinned(0)``, as MXNet) and adds

@@ -182,3 +182,19 @@ def test_weights_become_views_of_one_buffer():
     assert all(np.shares_memory(w._data, run.group.weight) for w in weights)
     mean, var = updater.states[1]
     assert np.shares_memory(mean._data, run.state_buffers['mean'])
+
+
+def test_csr_gradients_take_the_reference_path():
+    def run(cls):
+        opt = mx.optimizer.create('sgd', learning_rate=0.1, momentum=0.9, wd=1e-3)
+        updater = cls(opt, backend='numpy') if cls is FusedUpdater else cls(opt)
+        weight = nd.array(np.arange(12.).reshape(3, 4))
+        dense = np.zeros((3, 4), dtype=np.float32)
+        dense[[0, 2], [1, 3]] = [0.5, -1.0]
+        for _ in range(2):
+            updater(0, nd.array(dense).tostype('csr'), weight)
+        return weight.asnumpy(), updater
+    (got, updater), (want, _) = run(FusedUpdater), run(Updater)
+    assert updater.last_paths == [((0,), 'reference: csr gradients (the reference updates '
+                                         'them as dense arrays)')]
+    np.testing.assert_array_equal(got, want)

@@ -85,7 +85,10 @@ def fast_path_refusal(optimizer, weights, grads, indices=None):
     if not has_fast_path(optimizer):
         return '%s has no fused kernel' % type(optimizer).__name__
     if any(w.stype != 'default' for w in weights):
-        return 'row_sparse weights'
+        return '%s weights' % next(w.stype for w in weights if w.stype != 'default')
+    if any(g.stype not in ('default', 'row_sparse') for g in grads):
+        return '%s gradients (the reference updates them as dense arrays)' % next(
+            g.stype for g in grads if g.stype not in ('default', 'row_sparse'))
     dtype = weights[0].dtype
     if dtype is np.float16 and not optimizer.multi_precision:
         return 'float16 without multi_precision'
