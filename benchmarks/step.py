@@ -1,6 +1,6 @@
 """One optimizer step: gluonedu (fused and reference) vs MXNet 1.9.1 vs PyTorch CPU.
 
-    .venv/bin/python benchmarks/step.py [--repeat 15] [--quick]
+    .venv/bin/python benchmarks/step.py [--repeat 15] [--rounds 3] [--quick]
 
 Layouts: "big" (8 parameters, 8 M floats in all) and "many" (400 parameters of 2,000
 floats); optimizers Adam, SGD-momentum, NAG, RMSProp, AdaGrad, LAMB; contexts "1", "2"
@@ -28,7 +28,12 @@ Peers run in their own interpreters, each one subprocess for all rows:
   ``torch._foreach_add`` and copied back before both optimizers step; "2s": the sum, one
   optimizer step (replica 0's), its weights copied to replica 1.
 
-A peer that is missing is reported as such; the rest still runs.
+The frameworks take turns: ``--rounds`` rounds, each timing gluonedu (fused), then MXNet,
+then PyTorch, every case ``--repeat`` times; a case's figure is its minimum over all
+rounds (its median too). On a shared machine, whose load drifts over minutes, this
+gives every framework the same chances at a quiet moment. (The readable reference path
+is timed in the first round only.) A peer that is missing is reported as such; the rest
+still runs.
 """
 import argparse
 import json
@@ -163,6 +168,18 @@ def run_peer(python, source, cases, repeat):
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
+def _merge(times, new):
+    """``times`` with the timings of one more round (a peer's failure: its message)."""
+    if isinstance(new, str) or isinstance(times, str):
+        return times if isinstance(times, str) else (new if not times else times)
+    for key, value in new.items():
+        if isinstance(value, list) and isinstance(times.get(key, []), list):
+            times.setdefault(key, []).extend(value)
+        else:
+            times.setdefault(key, value)
+    return times
+
+
 def copy_bandwidth(repeat=10):
     """Bytes per second of ``np.copyto`` on 64 MB (read + write counted)."""
     src = np.random.rand(16_000_000).astype(np.float32)
@@ -194,6 +211,8 @@ def ratio(a, b):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument('--repeat', type=int, default=15)
+    parser.add_argument('--rounds', type=int, default=3,
+                        help='times each framework takes its turn (minima over all)')
     parser.add_argument('--quick', action='store_true', help='Adam and SGD only')
     parser.add_argument('--mxnet-python', default=os.path.join(REPO, '.venv-mxnet', 'bin',
                                                                'python'))
@@ -223,10 +242,13 @@ def main():
     namespace = {}
     exec(GLUON_DRIVER, namespace)  # noqa: S102 - our own driver text
     bandwidth = copy_bandwidth()
-    fused = namespace['bench'](mx, cases, args.repeat, True)
     reference = namespace['bench'](mx, cases, max(3, args.repeat // 3), False)
-    mxnet = run_peer(args.mxnet_python, MXNET_MAIN, cases, args.repeat)
-    torch_times = run_peer(torch_python, TORCH_MAIN, cases, args.repeat)
+    fused, mxnet, torch_times = {}, {}, {}
+    for _ in range(args.rounds):
+        _merge(fused, namespace['bench'](mx, cases, args.repeat, True))
+        mxnet = _merge(mxnet, run_peer(args.mxnet_python, MXNET_MAIN, cases, args.repeat))
+        torch_times = _merge(torch_times, run_peer(torch_python, TORCH_MAIN, cases,
+                                                   args.repeat))
 
     import platform
     print('gluonedu step benchmark — %s, %d cores, backend %s; NumPy copy bandwidth %.1f GB/s'
