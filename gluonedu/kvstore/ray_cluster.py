@@ -65,6 +65,10 @@ _RAY_SETTINGS = {
     'RAY_raylet_start_wait_time_s': '120',
     # Ray would start one idle worker per CPU for the first driver: wasted on a laptop.
     'RAY_prestart_worker_first_driver': '0',
+    # Without it Ray replaces the 127.0.0.1 asked for with the machine's network address
+    # and its GCS and raylets listen on every interface. Ray reads it when imported: a
+    # process that imported ray before starting a local cluster keeps Ray's choice.
+    'RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER': '0',
 }
 
 

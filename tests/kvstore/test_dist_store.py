@@ -26,3 +26,9 @@ def test_trainer_rules_for_a_distributed_store(ray_cluster):
     assert found['update_on_kvstore'] is True and found['distributed'] is True
     assert 'batch_size' in found['batch_size_change']
     assert 'Cannot reset distributed KVStore' in found['reset']
+
+
+def test_a_local_cluster_listens_on_loopback_only(ray_cluster):
+    """Nothing outside this machine can reach the cluster a laptop starts for a class."""
+    host = ray_cluster.address.rsplit(':', 1)[0]
+    assert host == '127.0.0.1'
