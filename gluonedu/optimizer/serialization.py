@@ -19,7 +19,9 @@ Updater names them again by the optimizer's state types on first use);
 ``{"scheduler": name, "attrs": {...}}`` for an optimizer and its learning-rate scheduler,
 by class and attributes (``current_device``: whose update counts the optimizer was
 using, since ``_index_update_count`` is an alias into ``_all_index_update_counts``).
-Loading checks the format and that every referenced array is present.
+Loading checks the format and that every referenced array is present, and rebuilds
+optimizers and schedulers through their constructors (:mod:`.rebuild`): saved
+hyper-parameters pass the same checks as new ones.
 """
 import collections
 import io
@@ -33,6 +35,7 @@ from ..ndarray import NDArray, from_numpy
 from ..ndarray.archive import ArchiveReader, write_archive
 from ..ndarray.sparse import RowSparseNDArray, row_sparse_array
 from .optimizer import Optimizer, STATE_TYPES
+from .rebuild import rebuild
 
 __all__ = ['dumps_states', 'loads_states', 'read_document', 'encode', 'decode']
 
@@ -103,6 +106,12 @@ class _Decoder:
             raise MXNetError("optimizer states are damaged: array %r is missing" % (k,))
         return self.arrays[k]
 
+    def _attrs(self, entry):
+        attrs = entry.get('attrs')
+        if not isinstance(attrs, dict):
+            raise MXNetError("optimizer states are damaged: %r has no attributes" % sorted(entry))
+        return {k: self(v) for k, v in attrs.items()}
+
     def __call__(self, value):
         if not isinstance(value, dict):
             return value
@@ -125,22 +134,32 @@ class _Decoder:
             if klass is None:
                 raise MXNetError("the saved optimizer %r is not registered here; import the "
                                  "module that registers it first" % value['optimizer'])
-            opt = klass.__new__(klass)
-            opt.__dict__.update({k: self(v) for k, v in value['attrs'].items()})
-            opt.param_dict = {}
-            # The current device's counters are an alias into the per-device table.
-            opt._index_update_count = opt._all_index_update_counts.setdefault(
-                value.get('current_device', 0), {})
-            return opt
+            return _rebuild_optimizer(klass, self._attrs(value), value.get('current_device', 0))
         if 'scheduler' in value:
             klass = getattr(_lr_scheduler, value['scheduler'], None)
             if not (isinstance(klass, type) and issubclass(klass, _lr_scheduler.LRScheduler)):
                 raise MXNetError("unknown learning-rate scheduler %r in saved states"
                                  % value['scheduler'])
-            sched = klass.__new__(klass)
-            sched.__dict__.update({k: self(v) for k, v in value['attrs'].items()})
-            return sched
+            return rebuild(klass, self._attrs(value), 'learning-rate scheduler %s' % klass.__name__)
         raise MXNetError("optimizer states are damaged: unknown entry %s" % sorted(value))
+
+
+def _rebuild_optimizer(klass, attrs, current_device):
+    """The saved optimizer, made by its constructor (see :mod:`.rebuild`)."""
+    scheduler = attrs.get('lr_scheduler')
+    base_lr = getattr(scheduler, 'base_lr', None)
+    opt = rebuild(klass, attrs, 'optimizer %s' % klass.__name__, lr_scheduler=scheduler)
+    if scheduler is not None:
+        scheduler.base_lr = base_lr  # the constructor set it to lr; it may have decayed since
+    if not isinstance(current_device, int) or isinstance(current_device, bool):
+        raise MXNetError("optimizer states are damaged: current_device is %r, not a device id"
+                         % (current_device,))
+    counts = opt._all_index_update_counts
+    if not all(isinstance(table, dict) for table in counts.values()):
+        raise MXNetError("optimizer states are damaged: the update counts are not tables")
+    # The current device's counters are an alias into the per-device table.
+    opt._index_update_count = counts.setdefault(current_device, {})
+    return opt
 
 
 def _named(entry, items):
