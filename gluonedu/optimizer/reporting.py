@@ -5,9 +5,8 @@ multipliers); if a subscriber asked for norms, the L2 norms of the weight, the g
 as handed to the optimizer, the update (new weight − old weight), and each state array
 by name; if a subscriber listens for ``clip`` and ``clip_gradient`` is set, the fraction
 of gradient entries the clip changed; if one listens for ``nonfinite``, the number of
-NaN/±Inf entries of each gradient that has any (:func:`nonfinite_count`; a path that
-counted them already hands the count over in ``measured``). Nothing here runs unless
-``BUS.active``.
+NaN/±Inf entries of each gradient that has any (:func:`nonfinite_count`). Nothing here
+runs unless ``BUS.active``.
 
 An Updater call goes in three steps::
 
@@ -168,7 +167,7 @@ def report_update(optimizer, indices, weights, grads, measured):
             if events:
                 emit_batch(kind, 'optimizer', events)
     if BUS.wants('nonfinite'):
-        _report_nonfinite(params, contexts, indices, grads, measured)
+        _report_nonfinite(params, contexts, grads)
     if BUS.wants('clip') and optimizer.clip_gradient is not None:
         for param, ctx, grad in zip(params, contexts, grads):
             rescaled = grad.asnumpy() * optimizer.rescale_grad
@@ -177,12 +176,11 @@ def report_update(optimizer, indices, weights, grads, measured):
                      clipped_fraction=clipped)
 
 
-def _report_nonfinite(params, contexts, indices, grads, measured):
+def _report_nonfinite(params, contexts, grads):
     """Emit ``nonfinite`` (value ``count``) for each gradient with NaN/±Inf entries."""
     events = []
-    for param, ctx, index, grad in zip(params, contexts, indices, grads):
-        counted = (measured.get(index) or {}).get('nonfinite') if measured else None
-        count = counted['count'] if counted is not None else nonfinite_count(grad)
+    for param, ctx, grad in zip(params, contexts, grads):
+        count = nonfinite_count(grad)
         if count:
             events.append((param, ctx, {'count': float(count)}))
     if events:
