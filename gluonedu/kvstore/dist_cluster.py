@@ -30,8 +30,8 @@ import uuid
 from ..base import MXNetError
 from .dist import server_name, worker_scope
 from .dist_server import KVServer
-from .ray_cluster import (WorkerEnv, import_ray, start_local_ray, stop_local_ray,
-                          timeout_seconds)
+from .ray_cluster import (WorkerEnv, import_ray, local_ray_settings, start_local_ray,
+                          stop_local_ray, timeout_seconds)
 
 __all__ = ['ServerGroup', 'start_servers', 'LocalCluster', 'local_cluster']
 
@@ -278,6 +278,8 @@ def local_cluster(num_cpus=None, progress=True):
     ``progress``, starting Ray and each ``run`` print a line when they begin and one
     when they are done (with the seconds taken); ``progress=False`` prints nothing.
     """
+    if 'ray' not in sys.modules:
+        local_ray_settings()
     ray = import_ray()
     if ray.is_initialized():
         return LocalCluster(owns_ray=False, progress=progress)

@@ -41,10 +41,11 @@ from dataclasses import dataclass
 
 from ..base import MXNetError
 
-__all__ = ['WorkerEnv', 'import_ray', 'start_local_ray', 'stop_local_ray', 'connect_ray',
-           'check_address', 'timeout_seconds', 'heartbeat_seconds', 'silence_limit_seconds',
-           'watch_launcher', 'ENV_ADDRESS', 'ENV_GROUP', 'ENV_RANK', 'ENV_NUM_WORKERS',
-           'ENV_NUM_SERVERS', 'ENV_TIMEOUT', 'ENV_LAUNCHER_PID']
+__all__ = ['WorkerEnv', 'import_ray', 'local_ray_settings', 'start_local_ray',
+           'stop_local_ray', 'connect_ray', 'check_address', 'timeout_seconds',
+           'heartbeat_seconds', 'silence_limit_seconds', 'watch_launcher', 'ENV_ADDRESS',
+           'ENV_GROUP', 'ENV_RANK', 'ENV_NUM_WORKERS', 'ENV_NUM_SERVERS', 'ENV_TIMEOUT',
+           'ENV_LAUNCHER_PID']
 
 ENV_ADDRESS = 'GLUONEDU_RAY_ADDRESS'
 ENV_GROUP = 'GLUONEDU_DIST_GROUP'
@@ -211,6 +212,13 @@ _START_ATTEMPTS = 2
 _AUTH_VARS = ('RAY_AUTH_MODE', 'RAY_AUTH_TOKEN', 'RAY_AUTH_TOKEN_PATH')
 
 
+def local_ray_settings():
+    """Put the settings of a local cluster in the environment (values the user set are
+    kept); to be called before ray is imported, since Ray reads some of them then."""
+    for name, value in _RAY_SETTINGS.items():
+        os.environ.setdefault(name, value)
+
+
 def start_local_ray(num_cpus=None, log_to_driver=False):
     """Start a Ray cluster on this machine, with this process as its driver.
 
@@ -221,8 +229,7 @@ def start_local_ray(num_cpus=None, log_to_driver=False):
     if already_imported and sys.modules['ray'].is_initialized():
         raise MXNetError("this process is already connected to a Ray cluster; stop it with "
                          "ray.shutdown() before starting a local one")
-    for name, value in _RAY_SETTINGS.items():
-        os.environ.setdefault(name, value)
+    local_ray_settings()
     # Token authentication with a token that lives only in this process tree's environment
     # (restored by stop_local_ray).
     _LOCAL['saved_env'] = {k: os.environ.get(k) for k in _AUTH_VARS}
