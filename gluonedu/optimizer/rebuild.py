@@ -7,8 +7,10 @@ never returns). So :func:`rebuild` calls the constructor with the saved
 hyper-parameters — every check the constructor makes runs — and then restores only the
 attributes that change as training runs, named by the class's ``STATE_ATTRS``, each
 checked to be of the kind the constructor made (numbers finite and non-negative,
-counts ints). Every other saved attribute must equal what the constructor built
-from the same hyper-parameters. Any mismatch raises MXNetError.
+counts ints). Every other saved attribute of a gluonedu class must equal what the
+constructor built from the same hyper-parameters (an optimizer of the user's may keep
+its arguments under names of its own: its other attributes are restored as saved, if
+of the kind the constructor made). Any mismatch raises MXNetError.
 """
 import inspect
 import math
@@ -120,12 +122,20 @@ def rebuild(klass, attrs, what, **given):
                          % (what, err)) from None
     fresh = vars(obj)
     state = set(getattr(klass, 'STATE_ATTRS', ()))
+    # A class of the user's may keep its arguments under names of its own: its other
+    # attributes are restored as saved, if of the kind its constructor made.
+    builtin = klass.__module__.startswith('gluonedu.')
     for name, value in attrs.items():
         if name not in fresh:
             raise MXNetError("the saved %s has an attribute %r that %s does not have"
                              % (what, name, klass.__name__))
         if name in state:
             _check_state(what, name, value, fresh[name])
+            fresh[name] = value
+        elif not builtin:
+            if fresh[name] is not None and not isinstance(value, type(fresh[name])):
+                raise MXNetError("the saved %s has %s=%s; expected a %s"
+                                 % (what, name, _short(value), type(fresh[name]).__name__))
             fresh[name] = value
         elif not _equal(value, fresh[name]):
             raise MXNetError("the saved %s has %s=%s, but its hyper-parameters give %s"

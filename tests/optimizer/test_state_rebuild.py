@@ -173,3 +173,29 @@ def test_the_store_refuses_an_edited_optimizer_and_keeps_its_own(tmp_path):
     with pytest.raises(MXNetError, match='epsilon must lie in'):
         other.load_optimizer_states(fname)
     assert type(other.optimizer) is mx.optimizer.SGD and other.optimizer.lr == 0.5
+
+
+class _Doubled(Optimizer):
+    """A user's optimizer that keeps its argument under another name."""
+
+    def __init__(self, strength=1.0, **kwargs):
+        super().__init__(**kwargs)
+        self.doubled = 2 * strength
+
+    def create_state(self, index, weight):
+        return None
+
+    def update(self, index, weight, grad, state):
+        weight[:] -= self.lr * self.doubled * grad
+
+
+def test_a_users_optimizer_comes_back_with_its_own_attributes():
+    Optimizer.register(_Doubled)
+    try:
+        updater, ws, rs = _trained(_Doubled(strength=3.0, learning_rate=0.1))
+        restored = mx.optimizer.get_updater(mx.optimizer.SGD())
+        restored.set_states(updater.get_states(dump_optimizer=True))
+        assert type(restored.optimizer) is _Doubled and restored.optimizer.doubled == 6.0
+        _goes_on_alike(updater, ws, rs, restored)
+    finally:
+        Optimizer.opt_registry.pop('_doubled', None)
