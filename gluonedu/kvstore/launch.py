@@ -225,6 +225,8 @@ def _launch(args, run, stopper):
     from . import ray_cluster
     from .dist_cluster import _short, start_servers
     try:
+        if not args.address:
+            ray_cluster.local_ray_settings()  # before Ray is imported: it reads some then
         ray_cluster.import_ray()
         if args.address:
             ray_cluster.check_address(args.address)
