@@ -35,6 +35,10 @@ class LRScheduler:
     warmup_mode : {'linear', 'constant'}
     """
 
+    #: The attributes that change as the schedule runs; a state file restores them as
+    #: saved and rebuilds every other attribute through the constructor.
+    STATE_ATTRS = ('base_lr',)
+
     def __init__(self, base_lr=0.01, warmup_steps=0, warmup_begin_lr=0, warmup_mode='linear'):
         if not isinstance(warmup_steps, int):
             raise AssertionError("warmup_steps must be an int, got %r" % (warmup_steps,))
@@ -81,6 +85,8 @@ class FactorScheduler(LRScheduler):
     2·step + 1, ...), as MXNet's.
     """
 
+    STATE_ATTRS = LRScheduler.STATE_ATTRS + ('count',)
+
     def __init__(self, step, factor=1, stop_factor_lr=1e-8, base_lr=0.01, warmup_steps=0,
                  warmup_begin_lr=0, warmup_mode='linear'):
         super().__init__(base_lr, warmup_steps, warmup_begin_lr, warmup_mode)
@@ -114,6 +120,8 @@ class MultiFactorScheduler(LRScheduler):
 
     ``step`` is an increasing list of update counts; the rate drops right after each.
     """
+
+    STATE_ATTRS = LRScheduler.STATE_ATTRS + ('count', 'cur_step_ind')
 
     def __init__(self, step, factor=1, base_lr=0.01, warmup_steps=0, warmup_begin_lr=0,
                  warmup_mode='linear'):

@@ -4,7 +4,15 @@ Float16 gradients underflow to zero when the loss is small. Loss scaling multipl
 loss by a large factor ``S`` before backward, and the Trainer divides the gradients by
 ``S`` again (through its ``rescale_grad``). If a gradient overflows to inf/nan, that
 step is skipped and ``S`` is halved; after ``2000`` clean steps in a row ``S`` doubles,
-up to ``2**24``. Each skipped step emits an ``overflow`` event (source 'loss_scaler').
+up to ``2**24``. Each skipped step emits an ``overflow`` event (source 'loss_scaler'),
+and each gradient with inf/nan entries a ``nonfinite`` event (its parameter, context
+and count).
+
+The check covers every context's gradient (MXNet 1.9.1 checks the first context's
+only). With ``update_on_kvstore`` it runs before the gradients are pushed, on each
+device's own gradient, so the store never applies a poisoned update (MXNet checks after
+the store has applied it); otherwise after the reduction, on the sum every context
+holds, as MXNet. See docs/divergences.md.
 
 Usage, as in MXNet::
 
@@ -25,10 +33,8 @@ MXNet's.
 import contextlib
 import logging
 
-import numpy as np
-
-from .. import autograd
 from ..instrument.events import BUS
+from ..optimizer.reporting import nonfinite_count
 
 __all__ = ['init', 'init_trainer', 'scale_loss', 'unscale', 'LossScaler']
 
@@ -51,10 +57,24 @@ class LossScaler:
         return self._loss_scale
 
     def has_overflow(self, params):
-        """Whether any gradient (first context) is inf/nan; adjusts the scale for next time."""
-        with autograd.pause():
-            grads = [p._grad[0] for p in params if p._grad is not None]
-            finite = all(np.isfinite(g.asnumpy()).all() for g in grads)
+        """Whether any gradient, on any context, holds inf/nan; adjusts the scale for next
+        time. Each gradient with non-finite entries is reported as a ``nonfinite`` event
+        (parameter, context, count) to whoever listens."""
+        report = BUS.active and BUS.wants('nonfinite')
+        finite = True
+        for param in params:
+            if param.grad_req == 'null':
+                continue
+            for grad in param.list_grad():
+                count = nonfinite_count(grad)
+                if count:
+                    finite = False
+                    if not report:
+                        break
+                    BUS.emit('nonfinite', 'loss_scaler', param.name, grad.context,
+                             count=float(count))
+            if not finite and not report:
+                break
         self._loss_scale = self._next_loss_scale
         if not finite:
             self._next_loss_scale = self._loss_scale / 2.0

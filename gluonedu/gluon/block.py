@@ -25,7 +25,7 @@ from collections import OrderedDict, defaultdict
 from .. import initializer, ndarray
 from .. import name as _name
 from ..ndarray import NDArray
-from .parameter import Parameter, ParameterDict, DeferredInitializationError
+from .parameter import Parameter, ParameterDict, DeferredInitializationError, load_values
 from .utils import _indent, _brief_print_list, HookHandle
 
 __all__ = ['Block', 'HybridBlock', 'SymbolBlock']
@@ -352,16 +352,14 @@ class Block:
                         "Parameter '%s' is missing in file '%s', which contains parameters: "
                         "%s. Set allow_missing=True to leave missing Parameters as they are."
                         % (key, filename, _brief_print_list(loaded.keys())))
-        for key, value in loaded.items():
-            if key not in params:
-                if ignore_extra:
-                    continue
+        for key in loaded:
+            if key not in params and not ignore_extra:
                 raise ValueError(
                     "Parameter '%s' loaded from file '%s' is not present in this Block, whose "
                     "parameters are: %s. Set ignore_extra=True to skip values the Block has no "
                     "Parameter for." % (key, filename, _brief_print_list(params.keys())))
-            params[key]._load_init(value, ctx, cast_dtype=cast_dtype,
-                                   dtype_source=dtype_source)
+        load_values([(params[key], value) for key, value in loaded.items() if key in params],
+                    ctx, cast_dtype, dtype_source)
 
     def load_params(self, filename, ctx=None, allow_missing=False, ignore_extra=False):
         """Deprecated: use :meth:`load_parameters`."""

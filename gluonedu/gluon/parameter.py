@@ -277,28 +277,33 @@ class Parameter:
 
     def _load_init(self, data, ctx, cast_dtype=False, dtype_source='current'):
         """(Re)initialise from loaded ``data`` on ``ctx``."""
+        self._apply_load(*self._check_load(data, ctx, cast_dtype, dtype_source))
+
+    def _check_load(self, data, ctx, cast_dtype=False, dtype_source='current'):
+        """Check that ``data`` can be loaded on ``ctx``, changing nothing.
+
+        Returns what :meth:`_apply_load` needs: ``(data, contexts, new dtype or None)``,
+        the data converted to this Parameter's dtype and storage type where it must be.
+        """
         if cast_dtype and dtype_source not in ('current', 'saved'):
             raise AssertionError("dtype_source must be 'current' or 'saved', got %r"
                                  % (dtype_source,))
-        if self._shape:
-            for mine, saved in zip(self._shape, data.shape):
-                if mine not in (0, -1, saved) or len(self._shape) != len(data.shape):
-                    raise AssertionError(
-                        "Failed loading Parameter '%s' from saved params: shape incompatible, "
-                        "expected %s vs saved %s" % (self.name, self._shape, data.shape))
-            self._shape = tuple(s if s not in (0, -1) else d
-                                for s, d in zip(self._shape, data.shape))
-        if self._dtype:
-            if cast_dtype and np.dtype(self._dtype).type != data.dtype:
-                if dtype_source == 'current':
-                    data = data.astype(self._dtype, copy=False)
-                else:
-                    self.dtype = data.dtype
-            elif np.dtype(self._dtype).type != data.dtype:
+        if self._shape and (len(self._shape) != len(data.shape) or any(
+                mine not in (0, -1, saved) for mine, saved in zip(self._shape, data.shape))):
+            raise AssertionError(
+                "Failed loading Parameter '%s' from saved params: shape incompatible, "
+                "expected %s vs saved %s" % (self.name, self._shape, data.shape))
+        new_dtype = None
+        if self._dtype and np.dtype(self._dtype).type != data.dtype:
+            if not cast_dtype:
                 raise AssertionError(
                     "Failed loading Parameter '%s' from saved params: dtype incompatible, "
                     "expected %s vs saved %s. Set cast_dtype=True to cast the saved values."
                     % (self.name, np.dtype(self._dtype), np.dtype(data.dtype)))
+            if dtype_source == 'current':
+                data = data.astype(self._dtype, copy=False)
+            else:
+                new_dtype = data.dtype
         if self._stype != data.stype:
             data = data.tostype(self._stype)
         if isinstance(ctx, Context):
@@ -312,12 +317,21 @@ class Parameter:
                 ctx = self._deferred_init[1]
             elif ctx is None:
                 ctx = [cpu()]
+        elif ctx is not None and set(ctx) != set(self.list_ctx()):
+            raise AssertionError(
+                "Failed to load Parameter '%s' on %s: it was initialized on %s."
+                % (self.name, ctx, self.list_ctx()))
+        return data, ctx, new_dtype
+
+    def _apply_load(self, data, ctx, new_dtype):
+        """Load what :meth:`_check_load` checked."""
+        if self._shape:
+            self._shape = tuple(data.shape)
+        if new_dtype is not None:
+            self.dtype = new_dtype
+        if self._data is None:
             self._init_impl(data, ctx)
         else:
-            if ctx is not None and set(ctx) != set(self.list_ctx()):
-                raise AssertionError(
-                    "Failed to load Parameter '%s' on %s: it was initialized on %s."
-                    % (self.name, ctx, self.list_ctx()))
             self.set_data(data)
         self._deferred_init = ()
 
@@ -679,6 +693,7 @@ class ParameterDict:
         arrays = {restore_prefix + (k[4:] if k.startswith(('arg:', 'aux:')) else k): v
                   for k, v in items}
         source = 'file: %s' % filename if filename else 'param_dict'
+        pairs = []
         if not allow_missing:
             for name in self.keys():
                 if name not in arrays:
@@ -696,7 +711,17 @@ class ParameterDict:
                         % (name[len(restore_prefix):], source,
                            _brief_print_list(self._params.keys()), _NAMING_HELP))
                 continue
-            self[name]._load_init(value, ctx, cast_dtype=cast_dtype, dtype_source=dtype_source)
+            pairs.append((self[name], value))
+        load_values(pairs, ctx, cast_dtype, dtype_source)
+
+
+def load_values(pairs, ctx=None, cast_dtype=False, dtype_source='current'):
+    """Load ``(Parameter, NDArray)`` pairs: every pair is checked before any Parameter
+    changes, so a value that does not fit leaves all of them as they were."""
+    checked = [(param, param._check_load(value, ctx, cast_dtype, dtype_source))
+               for param, value in pairs]
+    for param, plan in checked:
+        param._apply_load(*plan)
 
 
 def _merge_shapes(requested, stored):

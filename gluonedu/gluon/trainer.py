@@ -403,8 +403,16 @@ class Trainer:
         self._check_and_rescale_grad(rescale_grad)
         with self._counted_step(batch_size, rescale_grad):
             self._ensure_store()
+            if self._kvstore and self._update_on_kvstore and self._amp_overflow():
+                return  # checked before the push: the store never applies a poisoned update
             self._allreduce_grads(self._flat_layout())
             self._update(ignore_stale_grad)
+
+    def _amp_overflow(self):
+        """Whether AMP's loss scaler finds inf/nan in a gradient (on any context) and so
+        skips this step; False without AMP. Called once per step."""
+        loss_scaler = getattr(self, '_amp_loss_scaler', None)
+        return loss_scaler is not None and loss_scaler.has_overflow(self._params)
 
     def allreduce_grads(self):
         """Sum each parameter's gradients over its contexts (then call ``update``).
@@ -486,10 +494,9 @@ class Trainer:
             "and skip updating of Parameters with stale gradient" % (param.name, data.context))
 
     def _update(self, ignore_stale_grad=False):
-        loss_scaler = getattr(self, '_amp_loss_scaler', None)
-        if loss_scaler is not None and loss_scaler.has_overflow(self._params):
-            return  # inf/nan gradients: skip this step (the scaler lowers its scale)
         on_store = bool(self._kvstore and self._update_on_kvstore)
+        if not on_store and self._amp_overflow():
+            return  # inf/nan gradients: skip this step (the scaler lowers its scale)
         updates = [[] for _ in self._updaters]  # per context: (index, grad, weight)
         for i, param in enumerate(self._params):
             if param.grad_req == 'null':

@@ -20,17 +20,19 @@ Both kinds of file load into either kind of Trainer (updates on the store or not
 in MXNet, where both paths write the Updater's states.
 
 :func:`check_states` validates a file completely — archive checksums, format and
-version, a registered optimizer, a decodable structure, parameter count, shapes and
-dtypes — before the Trainer changes anything. Any problem raises
+version, a registered optimizer rebuilt through its constructor, a decodable
+structure, parameter count, shapes and dtypes, every state laid out as the optimizer
+keeps it (arity, shapes, dtypes) — before the Trainer changes anything. Any problem raises
 :class:`~gluonedu.base.MXNetError` naming it.
 """
 import numpy as np
 
+from .. import ndarray as nd
 from .. import optimizer as opt
 from ..base import MXNetError
-from ..ndarray import NDArray
-from ..ndarray.io import atomic_write
+from ..files import atomic_write
 from ..optimizer.serialization import decode, dumps_states, read_document
+from ..optimizer.updater import state_mismatch
 from .utils import shape_is_known
 
 __all__ = ['states_bytes', 'write_states', 'read_states', 'check_states']
@@ -62,14 +64,6 @@ def read_states(fname):
         return f.read()
 
 
-def _arrays_of(state):
-    if isinstance(state, NDArray):
-        yield state
-    elif isinstance(state, (tuple, list)):
-        for item in state:
-            yield from _arrays_of(item)
-
-
 def _shapes_fit(saved, mine):
     """Whether a saved shape fits a Parameter's (0 marks a dimension not known yet)."""
     if shape_is_known(mine):
@@ -97,6 +91,9 @@ def check_states(data, params, fname):
                 extra.get('version') != WRITER_VERSION or \
                 not isinstance(extra.get('params'), list):
             raise bad("its trainer record %r is not one this gluonedu writes" % (extra,))
+        steps = extra.get('steps')
+        if isinstance(steps, bool) or not isinstance(steps, int) or steps < 0:
+            raise bad("its trainer record holds steps=%r, not a count of steps" % (steps,))
         saved = extra['params']
         if len(saved) != len(params):
             raise bad("it was saved by a Trainer of %d parameters; this one has %d"
@@ -124,16 +121,15 @@ def check_states(data, params, fname):
         raise bad("its optimizer entry does not describe an Optimizer")
     if not isinstance(states, dict):
         raise bad("its states are not a table of parameter index -> state")
-    builtin = type(optimizer).__module__.startswith('gluonedu.optimizer')
     for index, state in states.items():
         if not isinstance(index, int) or not 0 <= index < len(params):
             raise bad("it holds a state for parameter index %r; this Trainer has indices "
                       "0..%d" % (index, len(params) - 1))
-        shape = params[index].shape
-        # The built-in optimizers keep every state array shaped like its weight.
-        if builtin and shape_is_known(shape):
-            for arr in _arrays_of(state):
-                if tuple(arr.shape) != tuple(shape):
-                    raise bad("the state of parameter %d (%s) has shape %s, not the "
-                              "parameter's %s" % (index, params[index].name, arr.shape, shape))
+        param = params[index]
+        if shape_is_known(param.shape):
+            like = nd.zeros(param.shape, dtype=param.dtype, stype=param._stype)
+            problem = state_mismatch(optimizer, index, like, state)
+            if problem:
+                raise bad("its state of parameter %d (%s) does not fit %s: %s"
+                          % (index, param.name, type(optimizer).__name__, problem))
     return document, extra

@@ -24,6 +24,9 @@ kind             source       values
                  _norm /      clip_global_norm); ``clip_gradient``,
                  optimizer    ``clipped_fraction`` (per param, optimizer's clip_gradient)
 ``overflow``     loss_scaler  ``loss_scale`` — a step skipped for inf/nan gradients
+``nonfinite``    optimizer /  ``count`` — NaN/±Inf entries of a gradient (per param and
+                 loss_scaler  context; only gradients that have any): the optimizer's
+                              input, or each device's gradient AMP checked
 ``schedule``     scheduler    ``lr`` — the scheduler's value at ``num_update``
 ``staleness``    kvstore      ``versions_behind`` (per key, async stores; ``context``
                               names the worker: 'worker0', 'worker1', …)
@@ -46,7 +49,7 @@ __all__ = ['Event', 'EventBus', 'Subscription', 'BUS', 'emit', 'subscribe', 'KIN
            'NORM_KINDS']
 
 KINDS = ('step_begin', 'step_end', 'lr', 'wd', 'norm', 'state_norm', 'stale_grad', 'kv_push',
-         'kv_pull', 'clip', 'overflow', 'schedule', 'staleness', 'metric')
+         'kv_pull', 'clip', 'overflow', 'nonfinite', 'schedule', 'staleness', 'metric')
 #: Kinds whose values cost a reduction over the arrays; computed only on request.
 NORM_KINDS = ('norm', 'state_norm')
 

@@ -36,6 +36,9 @@ event           name                                                            
 ``clip``        ``total_norm``, ``max_norm``, ``scale`` (clip_global_norm, step);
                 ``clip_gradient``, ``clipped_fraction`` (optimizer, per param)   both
 ``overflow``    ``loss_scale`` — a step skipped for inf/nan gradients            step
+``nonfinite``   ``count`` — NaN/±Inf entries in a gradient (only if any): what   param
+                the optimizer received (source 'optimizer'), or each device's
+                gradient under AMP (source 'loss_scaler', step skipped)
 ``schedule``    ``lr`` — the lr scheduler's value                                step
 ``staleness``   ``versions_behind`` (async stores)                               key
 ``metric``      whatever the loop logs: ``loss``, ``accuracy``, …                step
@@ -43,8 +46,8 @@ event           name                                                            
 
 Sampling (``every=n``)
     Rows whose ``step % n != 0`` are dropped, *except* ``metric`` rows (you logged them
-    on purpose), ``stale_grad`` and ``overflow`` rows (rare, and exactly what you want
-    to see). Between sampled steps the Recorder also withdraws its request for norms,
+    on purpose), ``stale_grad``, ``overflow`` and ``nonfinite`` rows (rare, and exactly
+    what you want to see). Between sampled steps the Recorder also withdraws its request for norms,
     so ``every=10`` computes a tenth of the norms, not all of them.
 
 Filtering by trainer (``trainer=...``)
@@ -79,7 +82,7 @@ import re
 
 import numpy as np
 
-from ..ndarray.io import atomic_write
+from ..files import atomic_write
 from .events import BUS, KINDS
 
 __all__ = ['Recorder', 'Row', 'COLUMNS', 'ALWAYS_KEPT']
@@ -95,7 +98,7 @@ Row = collections.namedtuple('Row', COLUMNS)
 _new_row = functools.partial(tuple.__new__, Row)
 
 #: Event kinds kept on every step, whatever ``every`` says.
-ALWAYS_KEPT = frozenset({'metric', 'stale_grad', 'overflow'})
+ALWAYS_KEPT = frozenset({'metric', 'stale_grad', 'overflow', 'nonfinite'})
 
 #: Significant digits of the numbers in :meth:`Recorder.summary`.
 SUMMARY_DIGITS = 4
@@ -132,8 +135,9 @@ class Recorder:
     parameter), ``norm`` (``weight``/``grad``/``update``), ``state_norm`` (``momentum``,
     ``mean``, ``var``, …), ``stale_grad`` (``raised``/``skipped``), ``kv_push``
     (``bytes``, ``devices``, ``compressed_bytes``, ``residual_norm``), ``kv_pull``,
-    ``clip``, ``overflow``, ``schedule``, ``staleness``, ``step_begin``/``step_end`` and
-    ``metric`` (rows you add with :meth:`log`).
+    ``clip``, ``overflow``, ``nonfinite`` (``count`` of NaN/±Inf gradient entries),
+    ``schedule``, ``staleness``, ``step_begin``/``step_end`` and ``metric`` (rows you add
+    with :meth:`log`).
 
     Parameters
     ----------
@@ -143,7 +147,7 @@ class Recorder:
         everything on the bus.
     every : int, default 1
         Keep rows of every ``every``-th step only (``step % every == 0``); ``metric``,
-        ``stale_grad`` and ``overflow`` rows are always kept. Norms are not even
+        ``stale_grad``, ``overflow`` and ``nonfinite`` rows are always kept. Norms are not
         computed on the steps in between.
     norms : bool or list of str, default False
         Ask the sources for L2 norms (they cost a reduction over every array):

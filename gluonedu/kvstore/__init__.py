@@ -13,6 +13,9 @@ from .base import KVStoreBase, TestStore, create, BUILTIN_TYPES, DIST_TYPES
 from .local import KVStore
 from .compression import TwoBitCompression
 from .dist_sim import StalenessSimulation
+from .ray_cluster import watch_launcher as _watch_launcher
+
+_watch_launcher()   # a worker started by python -m gluonedu.launch stops when it is gone
 
 
 def local_cluster(num_cpus=None, progress=True):

@@ -51,12 +51,16 @@ over several servers, the largest over its pieces).
 Faults: a call that gets no answer within ``GLUONEDU_DIST_TIMEOUT`` seconds (default
 120; one bound for all the answers a call waits for) raises MXNetError; when the
 launcher sees a worker fail it aborts the servers, and every other worker's next (or
-waiting) call raises :class:`DistAborted` naming the failed worker.
+waiting) call raises :class:`DistAborted` naming the failed worker. A worker the
+launcher started also sends server 0 a heartbeat every few seconds from a thread of its
+own, for as long as its process runs, so that the launcher can name a worker that stops
+answering (frozen, stopped with SIGSTOP) before the others time out.
 """
 import atexit
 import copy
 import os
 import sys
+import threading
 import time
 import weakref
 import zlib
@@ -69,7 +73,7 @@ from ..base import MXNetError
 from ..context import cpu
 from ..instrument.events import BUS
 from ..ndarray import NDArray
-from ..ndarray.io import atomic_write
+from ..files import atomic_write
 from ..ndarray.sparse import RowSparseNDArray
 from ..optimizer import get_updater
 from ..optimizer.serialization import dumps_states, loads_states
@@ -77,7 +81,8 @@ from .base import KVStoreBase, check_push_storage, optimizer_capability
 from .compression import compressed_nbytes, create_compression
 from .dist_server import DistAborted, _to_device, _to_host, pack_2bit
 from .local import KVStore
-from .ray_cluster import WorkerEnv, connect_ray, import_ray, timeout_seconds
+from .ray_cluster import (WorkerEnv, connect_ray, heartbeat_seconds, import_ray,
+                          timeout_seconds)
 
 __all__ = ['DistKVStore', 'DistAborted', 'SYNC_TYPES', 'ASYNC_TYPES', 'create_dist',
            'server_name', 'worker_scope']
@@ -199,6 +204,8 @@ class DistKVStore(KVStoreBase):
         self._pending = {}              # key -> its _SentPush not yet answered
         self._sent_pushes = 0           # serial number of the last _SentPush
         _watch_at_exit(self)
+        if worker.servers is None:      # a process of its own (the launcher's worker)
+            _start_heartbeat(self._servers[0], worker)
 
     def _find_server(self, i):
         ray = self._ray
@@ -674,6 +681,31 @@ def _watch_at_exit(store):
         atexit.register(_settle_live_stores)
         _EXIT_HOOK.append(_settle_live_stores)
     _LIVE_STORES.add(store)
+
+
+#: The heartbeat thread of each (run, rank) this process plays, once started.
+_HEARTBEATS = {}
+
+
+def _start_heartbeat(server, worker):
+    """Tell ``server`` (server 0) every few seconds that ``worker`` is alive, for as long
+    as this process runs (not just while a store exists: a worker evaluating after
+    training is still alive)."""
+    key = (worker.group, worker.rank)
+    if key in _HEARTBEATS:
+        return
+    interval = heartbeat_seconds()
+
+    def beat():
+        while True:
+            try:
+                server.heartbeat.remote(worker.rank)
+            except Exception:  # Ray is shutting down with the process
+                return
+            time.sleep(interval)
+    thread = threading.Thread(target=beat, daemon=True, name='gluonedu-heartbeat')
+    _HEARTBEATS[key] = thread
+    thread.start()
 
 
 def _settle_live_stores():

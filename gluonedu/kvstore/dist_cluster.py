@@ -69,6 +69,15 @@ class ServerGroup:
         ray = import_ray()
         return ray.get([s.location.remote() for s in self.servers], timeout=timeout_seconds())
 
+    def silent_workers(self, limit, timeout=2.0):
+        """``[(rank, seconds)]`` of the workers whose heartbeat stopped more than ``limit``
+        seconds ago; empty if server 0 does not answer within ``timeout``."""
+        ray = import_ray()
+        try:
+            return ray.get(self.servers[0].silent_workers.remote(limit), timeout=timeout)
+        except Exception:  # a busy or gone server blames nobody
+            return []
+
     def stop(self):
         """End the server actors."""
         ray = import_ray()

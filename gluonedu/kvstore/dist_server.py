@@ -23,7 +23,9 @@ side by side with the others. The worker also orders its own calls — a pull of
 is sent only after its earlier push of that key was answered — because an asyncio
 actor may start a later call while an earlier one still waits for its arguments.
 
-Server 0 also keeps the barrier. ``abort(reason)`` (the launcher calls it when a worker
+Server 0 also keeps the barrier and the workers' heartbeats (``heartbeat(rank)``;
+``silent_workers(limit)`` names those not heard from for ``limit`` seconds, which the
+launcher asks). ``abort(reason)`` (the launcher calls it when a worker
 dies) wakes every waiting call with an error naming the reason, and refuses later ones,
 so the remaining workers stop instead of waiting for a peer that will never push.
 Every wait is bounded by ``timeout`` seconds.
@@ -32,6 +34,7 @@ The class is plain Python with ``async`` methods: Ray runs it as an asyncio acto
 a push that waits for the other workers does not block their pushes.
 """
 import asyncio
+import time
 
 import numpy as np
 
@@ -131,6 +134,7 @@ class KVServer:
         self._error = None              # why the run was aborted
         self._barrier_ranks = set()
         self._barrier_done = None
+        self._heard = {}                # rank -> time.monotonic() of its last heartbeat
 
     async def reset(self, num_workers, timeout):
         """Forget everything: serve a new run of ``num_workers`` workers (pooled servers)."""
@@ -337,6 +341,16 @@ class KVServer:
             done.set()
         else:
             await self._wait(done, "the other workers at a barrier")
+
+    async def heartbeat(self, rank):
+        """Worker ``rank`` is alive (its store says so every few seconds)."""
+        self._heard[rank] = time.monotonic()
+
+    async def silent_workers(self, limit):
+        """``[(rank, seconds)]`` of the workers heard from before but not in ``limit`` s."""
+        now = time.monotonic()
+        return sorted((rank, now - last) for rank, last in self._heard.items()
+                      if now - last > limit)
 
     async def abort(self, reason):
         """Stop the run: every waiting and later call raises DistAborted(reason)."""

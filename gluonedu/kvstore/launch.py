@@ -14,10 +14,21 @@
    :mod:`gluonedu.kvstore.ray_cluster`); a leading ``python`` is this interpreter;
 4. prints every line a worker writes (stdout and stderr) prefixed with its rank,
    ``[0] epoch 1 loss 0.41``;
-5. when a worker exits with an error, aborts the servers — the other workers stop with
-   an error naming it — and ends any worker still running after ``--grace`` seconds;
+5. when a worker exits with an error — or stops answering: no heartbeat for a third
+   of ``GLUONEDU_DIST_TIMEOUT`` (frozen, stopped with SIGSTOP) — aborts the servers,
+   so the other workers stop with an error naming it, and ends any worker still
+   running after ``--grace`` seconds;
 6. exits 0 if every worker did, else with the first failed worker's exit status (1 if
-   it was killed by a signal).
+   it was killed by a signal or stopped answering).
+
+Signals: SIGTERM, SIGINT (Ctrl-C) and SIGHUP are forwarded to every worker (its whole
+process group); the launcher then aborts the servers, kills a worker still running 5 s
+later, stops the Ray cluster it started and exits with status 128 + the signal's number
+— within 10 s, even while Ray is still starting (see
+:mod:`gluonedu.kvstore.launch_stop`). If the launcher itself is killed (SIGKILL), each
+worker notices within half a second that its parent is gone and stops (see
+:func:`~gluonedu.kvstore.ray_cluster.watch_launcher`), and the processes of a local
+Ray cluster end with it (Ray ties them to the process that started them).
 
 With ``--address``, the workers run on the machine where the launcher runs and Ray
 spreads the server actors over the cluster's machines (every machine needs the same Python
@@ -33,10 +44,13 @@ import threading
 import time
 
 from ..base import MXNetError
+from .launch_stop import SIGNALS, WORKER_GRACE, Stopper
 
 __all__ = ['main']
 
 _POLL_SECONDS = 0.05
+#: How often the launcher asks server 0 which workers went silent.
+_HEARTBEAT_CHECK_SECONDS = 1.0
 
 
 def _parser():
@@ -114,13 +128,35 @@ def _describe(code):
     return 'exited with status %d' % code
 
 
-def _supervise(workers, group, grace):
-    """Wait for the workers; on the first failure abort the run. Returns the exit status."""
-    failed = None          # (rank, code) of the first failure
+class _Run:
+    """What the launcher has started so far, for the clean-up."""
+
+    def __init__(self):
+        self.ray = None       # 'local' (started here) or 'joined', once connected
+        self.group = None     # the ServerGroup, once started
+        self.workers = []
+
+
+def _silent_worker(running, group, limit):
+    """(worker, seconds) of a running worker whose heartbeat stopped; else None."""
+    ranks = {w.rank: w for w in running}
+    for rank, seconds in group.silent_workers(limit):
+        if rank in ranks and ranks[rank].proc.poll() is None:
+            return ranks[rank], seconds
+    return None
+
+
+def _supervise(workers, group, grace, silence_limit, stopper):
+    """Wait for the workers; on the first failure abort the run. Returns the exit status
+    (None when a signal stops the run: the stopper ends the workers)."""
+    failed = None          # (description, exit status) of the first failure
     end_by = None          # when workers still running get SIGTERM, then SIGKILL
     running = list(workers)
+    next_check = time.monotonic() + _HEARTBEAT_CHECK_SECONDS
     while running:
         time.sleep(_POLL_SECONDS)
+        if stopper.stopping:
+            return None
         for w in list(running):
             code = w.proc.poll()
             if code is None:
@@ -128,19 +164,27 @@ def _supervise(workers, group, grace):
             running.remove(w)
             w.reader.join(timeout=5)
             if code != 0 and failed is None:
-                failed = (w.rank, code)
-                reason = 'worker %d %s' % (w.rank, _describe(code))
-                print('gluonedu.launch: %s; stopping the other workers' % reason,
-                      file=sys.stderr, flush=True)
-                group.abort(reason)
-                end_by = time.monotonic() + grace
+                failed = ('worker %d %s' % (w.rank, _describe(code)), code if code > 0 else 1)
+        if failed is None and running and time.monotonic() >= next_check:
+            next_check = time.monotonic() + _HEARTBEAT_CHECK_SECONDS
+            silent = _silent_worker(running, group, silence_limit)
+            if silent is not None:
+                w, seconds = silent
+                failed = ('worker %d stopped answering (no heartbeat for %.0f s: frozen, '
+                          'stopped with SIGSTOP, or stuck outside Python)' % (w.rank, seconds),
+                          1)
+                w.end(signal.SIGKILL)  # a stopped process acts on no other signal
+        if failed is not None and end_by is None:
+            print('gluonedu.launch: %s; stopping the other workers' % failed[0],
+                  file=sys.stderr, flush=True)
+            group.abort(failed[0])
+            end_by = time.monotonic() + grace
         if end_by is not None and running and time.monotonic() > end_by:
             for w in running:
                 print('gluonedu.launch: worker %d did not stop within %.0f s; ending it'
                       % (w.rank, grace), file=sys.stderr, flush=True)
                 w.end(signal.SIGTERM)
-            end_by = time.monotonic() + 3.0
-            grace = 0.0
+            end_by = float('inf')
             for w in running:
                 try:
                     w.proc.wait(timeout=3.0)
@@ -148,10 +192,8 @@ def _supervise(workers, group, grace):
                     w.end(signal.SIGKILL)
     if failed is None:
         return 0
-    rank, code = failed
-    print('gluonedu.launch: the run failed: worker %d %s' % (rank, _describe(code)),
-          file=sys.stderr, flush=True)
-    return code if code > 0 else 1
+    print('gluonedu.launch: the run failed: %s' % failed[0], file=sys.stderr, flush=True)
+    return failed[1]
 
 
 def main(argv=None):
@@ -160,44 +202,78 @@ def main(argv=None):
     problem = _check_args(args)
     if problem:
         return _fail(problem)
-    from . import ray_cluster
-    from .dist_cluster import start_servers
+    run = _Run()
+    stopper = Stopper(run)
+    stopper.install()
     try:
+        status = _launch(args, run, stopper)
+        if stopper.stopping or status is None:
+            stopper.workers_ended.wait(WORKER_GRACE + 1.0)
+            for w in run.workers:  # any started after the stopper looked
+                w.end(signal.SIGKILL)
+            status = 128 + (stopper.signum or signal.SIGTERM)
+        return status
+    finally:
+        _release(args, run)
+        stopper.finished()
+        stopper.uninstall()
+
+
+def _launch(args, run, stopper):
+    """Start Ray (or join it), the servers and the workers; supervise them. The exit
+    status, or None if a signal stopped the run."""
+    from . import ray_cluster
+    from .dist_cluster import _short, start_servers
+    try:
+        if not args.address:
+            ray_cluster.local_ray_settings()  # before Ray is imported: it reads some then
         ray_cluster.import_ray()
         if args.address:
             ray_cluster.check_address(args.address)
+            run.ray = 'joined'
             ray_cluster.connect_ray(args.address)
             address = args.address
         else:
+            run.ray = 'local'
             address = ray_cluster.start_local_ray()
     except (MXNetError, ImportError) as err:
         return _fail(str(err))
+    except Exception as err:  # Ray's own, e.g. a node that timed out during startup
+        return _fail("Ray could not start or connect: %s" % _short(err))
+    except SystemExit as stop:  # ray.init's own SIGTERM handler, while Ray was starting
+        if stop.code not in SIGNALS:
+            raise
+        return None
+    stopper.reinstall()  # ray.init replaced the SIGTERM handler
     command = list(args.command)
     if command[0] in ('python', 'python3'):
         command[0] = sys.executable
-    workers, group = [], None
     try:
-        group = start_servers(args.num_workers, args.num_servers, address=address)
+        run.group = group = start_servers(args.num_workers, args.num_servers, address=address)
         for server_id, (ip, node) in enumerate(group.locations()):
             print('gluonedu.launch: server %d runs on %s (Ray node %s)' % (server_id, ip, node),
                   file=sys.stderr, flush=True)
         lock = threading.Lock()
         for rank in range(args.num_workers):
+            if stopper.stopping:
+                return None
             env = dict(os.environ, PYTHONUNBUFFERED='1', **group.worker_env(rank).to_environ())
-            workers.append(_Worker(rank, command, env, lock))
-        return _supervise(workers, group, args.grace)
-    except KeyboardInterrupt:
-        for w in workers:
-            w.end(signal.SIGTERM)
-        return 130
+            env[ray_cluster.ENV_LAUNCHER_PID] = str(os.getpid())
+            run.workers.append(_Worker(rank, command, env, lock))
+        return _supervise(run.workers, group, args.grace, ray_cluster.silence_limit_seconds(),
+                          stopper)
     except (MXNetError, OSError) as err:
-        for w in workers:
+        for w in run.workers:
             w.end(signal.SIGKILL)
-        return _fail(str(err))
-    finally:
-        if not args.address:
-            ray_cluster.stop_local_ray()
-        else:
-            if group is not None:
-                group.stop()
-            ray_cluster.import_ray().shutdown()
+        return None if stopper.stopping else _fail(str(err))
+
+
+def _release(args, run):
+    """Stop the Ray cluster started here, or leave the joined one (and end our servers)."""
+    from . import ray_cluster
+    if run.ray == 'local':
+        ray_cluster.stop_local_ray()
+    elif run.ray == 'joined':
+        if run.group is not None:
+            run.group.stop()
+        ray_cluster.import_ray().shutdown()

@@ -56,7 +56,7 @@ from ..base import MXNetError
 from ..context import cpu_pinned
 from ..instrument.events import BUS
 from ..ndarray import NDArray
-from ..ndarray.io import atomic_write
+from ..files import atomic_write
 from ..ndarray.sparse import RowSparseNDArray
 from ..optimizer.flat import FlatGroup
 from .base import KVStoreBase, check_push_storage, optimizer_capability

@@ -13,7 +13,14 @@ launcher sets them; :func:`local_cluster` sets the same values inside its Ray ta
 ``GLUONEDU_DIST_NUM_WORKERS``  the number of workers
 ``GLUONEDU_DIST_NUM_SERVERS``  the number of server actors
 ``GLUONEDU_DIST_TIMEOUT``      seconds any wait on the cluster may take (default 120)
+``GLUONEDU_LAUNCHER_PID``      the launcher's process id: a worker it started watches
+                               it and stops when it is gone (:func:`watch_launcher`)
 =============================  =========================================================
+
+Liveness: a worker's store sends server 0 a heartbeat every :func:`heartbeat_seconds`
+(at most 5 s, a tenth of the timeout); the launcher names a running worker silent for
+longer than :func:`silence_limit_seconds` (a third of the timeout) as the cause of a
+stalled run — before the healthy workers' own waits time out.
 
 A local cluster started here keeps Ray's files (sockets, logs, spilled objects) in a
 fresh directory under the system temp dir, removed when the cluster stops; its
@@ -24,16 +31,21 @@ not collected.
 import os
 import secrets
 import shutil
+import signal
 import socket
 import sys
 import tempfile
+import threading
+import time
 from dataclasses import dataclass
 
 from ..base import MXNetError
 
 __all__ = ['WorkerEnv', 'import_ray', 'local_ray_settings', 'start_local_ray',
-           'stop_local_ray', 'connect_ray', 'check_address', 'timeout_seconds', 'ENV_ADDRESS', 'ENV_GROUP', 'ENV_RANK',
-           'ENV_NUM_WORKERS', 'ENV_NUM_SERVERS', 'ENV_TIMEOUT']
+           'stop_local_ray', 'connect_ray', 'check_address', 'timeout_seconds',
+           'heartbeat_seconds', 'silence_limit_seconds', 'watch_launcher', 'ENV_ADDRESS',
+           'ENV_GROUP', 'ENV_RANK', 'ENV_NUM_WORKERS', 'ENV_NUM_SERVERS', 'ENV_TIMEOUT',
+           'ENV_LAUNCHER_PID']
 
 ENV_ADDRESS = 'GLUONEDU_RAY_ADDRESS'
 ENV_GROUP = 'GLUONEDU_DIST_GROUP'
@@ -41,6 +53,7 @@ ENV_RANK = 'GLUONEDU_DIST_RANK'
 ENV_NUM_WORKERS = 'GLUONEDU_DIST_NUM_WORKERS'
 ENV_NUM_SERVERS = 'GLUONEDU_DIST_NUM_SERVERS'
 ENV_TIMEOUT = 'GLUONEDU_DIST_TIMEOUT'
+ENV_LAUNCHER_PID = 'GLUONEDU_LAUNCHER_PID'
 
 _DEFAULT_TIMEOUT = 120.0
 
@@ -83,6 +96,62 @@ def timeout_seconds():
     if value <= 0:
         raise MXNetError("%s must be positive, got %r" % (ENV_TIMEOUT, text))
     return value
+
+
+def heartbeat_seconds():
+    """How often a worker's store tells server 0 that the worker is alive."""
+    return min(5.0, timeout_seconds() / 10)
+
+
+def silence_limit_seconds():
+    """How long a running worker may go without a heartbeat before the launcher names it
+    as the cause of a stalled run (a third of the timeout: the others wait longer)."""
+    return timeout_seconds() / 3
+
+
+#: How often a worker checks that the launcher that started it still runs.
+_LAUNCHER_CHECK_SECONDS = 0.5
+#: How long a worker's process group gets to end after SIGTERM before SIGKILL.
+_ORPHAN_GRACE_SECONDS = 3.0
+_WATCH = []   # the watch thread of this process, once started
+
+
+def watch_launcher(environ=None):
+    """In a worker the launcher started, stop the worker when the launcher is gone.
+
+    ``GLUONEDU_LAUNCHER_PID`` names the launcher; when this process was started by it
+    (its parent), a daemon thread checks twice a second that it still is. Once the
+    launcher is gone (killed with SIGKILL, say), the worker's process group — the worker
+    and anything it started — gets SIGTERM, then SIGKILL 3 s later. Elsewhere (the
+    variable unset, or inherited by a grandchild) this does nothing. Called when
+    :mod:`gluonedu.kvstore` is imported.
+    """
+    environ = os.environ if environ is None else environ
+    text = environ.get(ENV_LAUNCHER_PID, '')
+    if not text.isdigit() or int(text) != os.getppid() or _WATCH:
+        return
+    thread = threading.Thread(target=_watch, args=(int(text),), daemon=True,
+                              name='gluonedu-launcher-watch')
+    _WATCH.append(thread)
+    thread.start()
+
+
+def _watch(launcher):
+    while os.getppid() == launcher:
+        time.sleep(_LAUNCHER_CHECK_SECONDS)
+    try:
+        print('gluonedu: the launcher (pid %d) is gone; this worker stops' % launcher,
+              file=sys.stderr, flush=True)
+    except OSError:  # stderr was a pipe to the launcher: nobody reads it any more
+        pass
+    # The launcher starts each worker as the leader of its own process group.
+    leader = os.getpgrp() == os.getpid()
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        if leader:
+            os.killpg(os.getpid(), sig)
+        else:
+            os.kill(os.getpid(), sig)
+        time.sleep(_ORPHAN_GRACE_SECONDS)
 
 
 @dataclass(frozen=True)

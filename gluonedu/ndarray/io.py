@@ -1,65 +1,52 @@
 """Saving and loading arrays without pickle.
 
-File format (``mx.nd.save``), version 1: a ZIP archive holding
+File format (``mx.nd.save``), version 1: an archive (:mod:`gluonedu.ndarray.archive`:
+a ZIP, members stored) holding
 
 * ``manifest.json``: ``{"format": "gluonedu.ndarray", "version": 1, "kind": "list" | "dict",
   "arrays": [{"name": str | null, "stype": "default" | "row_sparse" | "csr", "shape": [...],
-  "files": {...}}]}`` in the saved order;
+  "dtype": "float32", "files": {...}}]}`` in the saved order;
 * one ``.npy`` file (NumPy's documented format) per stored buffer: ``<i>.npy`` for a dense
   array; ``<i>.data.npy`` and ``<i>.indices.npy`` for a row-sparse one; ``<i>.data.npy``,
   ``<i>.indices.npy`` and ``<i>.indptr.npy`` for a csr one (stype ``"csr"``).
 
-Loading never unpickles (``allow_pickle=False``) and checks the manifest against the
-files. Files are written to a temporary file first and renamed into place, so an
-interrupted save never leaves a half-written file under the target name.
+:func:`load` checks everything before it reads any array data: the archive (see
+:class:`~gluonedu.ndarray.archive.ArchiveReader`), every manifest field, that the
+members are exactly the ones the manifest names, and every array's header against its
+manifest entry (dtype, shape; a sparse array's parts against each other). A file that
+fails any check raises :class:`~gluonedu.base.MXNetError`; nothing is unpickled. Files
+are written atomically (:func:`gluonedu.files.atomic_write`).
 """
-import io as _io
-import json
-import os
-import tempfile
-import zipfile
-import zlib
-
 import numpy as np
 
 from ..base import MXNetError
 from ..context import cpu
+from ..files import atomic_write
+from .archive import DTYPES, ArchiveReader, shape_is_sane, write_archive
 from .ndarray import NDArray, from_numpy
 
-__all__ = ['save', 'load', 'atomic_write']
+__all__ = ['save', 'load']
 
 FORMAT = 'gluonedu.ndarray'
 VERSION = 1
+MANIFEST = 'manifest.json'
 
 #: The stored parts of each storage type, each one file.
 _PARTS = {'default': ('data',), 'row_sparse': ('data', 'indices'),
           'csr': ('data', 'indices', 'indptr')}
-
-# What zipfile and NumPy raise on a damaged archive (bad CRC, header, flags, compression).
-_DAMAGE_ERRORS = (ValueError, EOFError, OSError, RuntimeError, zipfile.BadZipFile, zlib.error)
-
-
-def atomic_write(fname, write):
-    """Call ``write(fileobj)`` on a temp file beside ``fname``, fsync it, rename it over."""
-    fname = os.fspath(fname)
-    folder = os.path.dirname(os.path.abspath(fname))
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix='.' + os.path.basename(fname), suffix='.tmp')
-    try:
-        with os.fdopen(fd, 'wb') as f:
-            write(f)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, fname)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+#: The dtypes an array may be saved with, by name.
+_DTYPE_NAMES = {dtype.name: dtype for dtype in DTYPES.values()}
+_INDEX = np.dtype(np.int64)
+# A manifest entry takes ~150 bytes plus its name: this bounds names to ~4000 characters.
+_MANIFEST_BYTES = 64 << 10
+_MANIFEST_BYTES_PER_MEMBER = 4 << 10
 
 
-def _npy_bytes(array):
-    buf = _io.BytesIO()
-    np.lib.format.write_array(buf, np.ascontiguousarray(array), allow_pickle=False)
-    return buf.getvalue()
+def _files(i, stype):
+    """The members :func:`save` writes for entry ``i`` of storage type ``stype``."""
+    if stype == 'default':
+        return {'data': '%d.npy' % i}
+    return {part: '%d.%s.npy' % (i, part) for part in _PARTS[stype]}
 
 
 def save(fname, data):
@@ -80,106 +67,124 @@ def save(fname, data):
         if not isinstance(arr, NDArray):
             raise TypeError("save(): entry %r is a %s, not an NDArray"
                             % (name if name is not None else i, type(arr).__name__))
-        entry = {'name': name, 'stype': arr.stype, 'shape': list(arr.shape),
-                 'dtype': np.dtype(arr.dtype).name}
+        files = _files(i, arr.stype)
+        entries.append({'name': name, 'stype': arr.stype, 'shape': list(arr.shape),
+                        'dtype': np.dtype(arr.dtype).name, 'files': files})
         if arr.stype == 'default':
-            entry['files'] = {'data': '%d.npy' % i}
-            blobs.append((entry['files']['data'], arr.asnumpy()))
+            blobs.append((files['data'], arr.asnumpy()))
         else:  # each part of a sparse array (data, indices, indptr for csr) in its own file
-            entry['files'] = {part: '%d.%s.npy' % (i, part) for part in _PARTS[arr.stype]}
-            blobs += [(entry['files'][part], getattr(arr, part).asnumpy())
-                      for part in _PARTS[arr.stype]]
-        entries.append(entry)
+            blobs += [(files[part], getattr(arr, part).asnumpy()) for part in _PARTS[arr.stype]]
     manifest = {'format': FORMAT, 'version': VERSION, 'kind': kind, 'arrays': entries}
-
-    def write(f):
-        with zipfile.ZipFile(f, 'w', compression=zipfile.ZIP_STORED) as zf:
-            zf.writestr('manifest.json', json.dumps(manifest, indent=1))
-            for member, array in blobs:
-                zf.writestr(member, _npy_bytes(array))
-    atomic_write(fname, write)
+    atomic_write(fname, lambda f: write_archive(f, MANIFEST, manifest, blobs))
 
 
-def _read_npy(zf, member, fname):
-    try:
-        with zf.open(member) as f:
-            return np.lib.format.read_array(_io.BytesIO(f.read()), allow_pickle=False)
-    except KeyError:
-        raise MXNetError("%s is damaged: it lacks %s" % (fname, member)) from None
-    except _DAMAGE_ERRORS as err:
-        raise MXNetError("%s is damaged: %s holds no valid array (%s)"
-                         % (fname, member, err)) from None
-
-
-def _check_manifest(manifest, fname):
-    """Raise MXNetError unless ``manifest`` has the structure :func:`save` writes."""
+def _check_manifest(manifest, reader):
+    """Raise MXNetError unless ``manifest`` has exactly the structure :func:`save` writes."""
     if not isinstance(manifest, dict) or manifest.get('format') != FORMAT \
             or manifest.get('version') != VERSION:
         found = manifest if not isinstance(manifest, dict) else \
             (manifest.get('format'), manifest.get('version'))
         raise MXNetError("%s is not a %s version %d file (found %r)"
-                         % (fname, FORMAT, VERSION, found))
+                         % (reader.what, FORMAT, VERSION, str(found)[:100]))
 
     def damaged(why):
-        return MXNetError("%s is damaged: its manifest %s" % (fname, why))
-    if manifest.get('kind') not in ('list', 'dict'):
-        raise damaged("has kind %r, not 'list' or 'dict'" % (manifest.get('kind'),))
+        return reader.damaged("its manifest %s" % why)
+    kind = manifest.get('kind')
+    if kind not in ('list', 'dict'):
+        raise damaged("has kind %r, not 'list' or 'dict'" % (str(kind)[:40],))
     entries = manifest.get('arrays')
     if not isinstance(entries, list):
         raise damaged("lacks the list of arrays")
-    for entry in entries:
+    names = set()
+    for i, entry in enumerate(entries):
         if not isinstance(entry, dict):
-            raise damaged("has an entry that is not an object: %r" % (entry,))
-        stype, files = entry.get('stype'), entry.get('files')
-        needed = _PARTS.get(stype)
-        if needed is None:
-            raise damaged("has an entry of storage type %r" % (stype,))
-        if not isinstance(files, dict) or not all(isinstance(files.get(k), str)
-                                                  for k in needed):
-            raise damaged("names no files %s for entry %r" % (list(needed), entry.get('name')))
+            raise damaged("has an entry that is not an object (entry %d)" % i)
+        name, stype, dtype = entry.get('name'), entry.get('stype'), entry.get('dtype')
+        if kind == 'dict' and (not isinstance(name, str) or name in names):
+            raise damaged("has a name that is not a string, or repeated, at entry %d" % i)
+        if kind == 'list' and name is not None:
+            raise damaged("names entry %d of a list" % i)
+        names.add(name)
+        if not isinstance(stype, str) or stype not in _PARTS:
+            raise damaged("has entry %d of storage type %r" % (i, str(stype)[:40]))
+        if not isinstance(dtype, str) or dtype not in _DTYPE_NAMES:
+            raise damaged("has entry %d of dtype %r (allowed: %s)"
+                          % (i, str(dtype)[:40], ', '.join(_DTYPE_NAMES)))
         shape = entry.get('shape')
-        if not isinstance(shape, list) or not all(isinstance(n, int) for n in shape):
-            raise damaged("has no valid shape for entry %r" % (entry.get('name'),))
-        if manifest['kind'] == 'dict' and not isinstance(entry.get('name'), str):
-            raise damaged("has a non-string name %r in a dict" % (entry.get('name'),))
+        if not isinstance(shape, list) or not 1 <= len(shape) or \
+                not shape_is_sane(tuple(shape), _DTYPE_NAMES[dtype]) or \
+                (stype == 'csr' and len(shape) != 2):
+            raise damaged("has no valid shape for entry %d" % i)
+        if entry.get('files') != _files(i, stype):
+            raise damaged("names files %r for entry %d; a valid file names %r"
+                          % (str(entry.get('files'))[:80], i, _files(i, stype)))
+    reader.expect([MANIFEST] + [member for i, entry in enumerate(entries)
+                                for member in _files(i, entry['stype']).values()])
+
+
+def _check_headers(entry, headers, reader):
+    """Raise MXNetError unless the parts' headers fit ``entry`` (and each other)."""
+    shape, dtype = tuple(entry['shape']), _DTYPE_NAMES[entry['dtype']]
+    data = headers['data']
+    if data.dtype != dtype:
+        raise reader.damaged("%s holds %s values; the manifest says %s"
+                             % (entry['files']['data'], data.dtype.name, dtype.name))
+    if entry['stype'] == 'default':
+        expected = {'data': shape}
+    elif entry['stype'] == 'row_sparse':
+        rows = data.shape[0] if data.shape else -1
+        expected = {'data': (rows,) + shape[1:], 'indices': (rows,)}
+        if not 0 <= rows <= shape[0]:
+            raise reader.damaged("entry %r stores %d rows of an array of %d"
+                                 % (entry['name'], rows, shape[0]))
+    else:
+        nnz = data.shape[0] if len(data.shape) == 1 else -1
+        expected = {'data': (nnz,), 'indices': (nnz,), 'indptr': (shape[0] + 1,)}
+    for part, want in expected.items():
+        header = headers[part]
+        if header.shape != want or (part != 'data' and header.dtype != _INDEX):
+            raise reader.damaged("%s holds %s %s; the manifest's entry %r needs %s %s"
+                                 % (entry['files'][part], header.dtype.name, header.shape,
+                                    entry['name'], _INDEX.name if part != 'data'
+                                    else dtype.name, want))
+
+
+def _adopt(host, ctx):
+    """An NDArray on ``ctx`` holding ``host`` (a fresh array: no copy on a CPU)."""
+    return NDArray(host, ctx) if ctx.device_type == 'cpu' else from_numpy(host, ctx)
 
 
 def load(fname, ctx=None):
-    """Load what :func:`save` wrote: a list or a dict of NDArrays (on ``ctx``, default cpu)."""
+    """Load what :func:`save` wrote: a list or a dict of NDArrays (on ``ctx``, default cpu).
+
+    The whole file is checked before any array is read; a damaged or foreign file
+    raises MXNetError.
+    """
     from .sparse import csr_matrix, row_sparse_array
     ctx = ctx or cpu()
-    try:
-        zf = zipfile.ZipFile(fname)
-    except _DAMAGE_ERRORS as err:
-        if isinstance(err, FileNotFoundError):
-            raise
-        raise MXNetError("%s is not an array file written by mx.nd.save (%s)" % (fname, err)) \
-            from None
-    with zf:
-        try:
-            manifest = json.loads(zf.read('manifest.json'))
-        except (KeyError,) + _DAMAGE_ERRORS:
-            raise MXNetError("%s is not an array file written by mx.nd.save: no valid "
-                             "manifest.json" % fname) from None
-        _check_manifest(manifest, fname)
+    with ArchiveReader(fname, str(fname)) as reader:
+        manifest = reader.document(MANIFEST, _MANIFEST_BYTES + _MANIFEST_BYTES_PER_MEMBER
+                                   * len(reader.members))
+        _check_manifest(manifest, reader)
+        entries = manifest['arrays']
+        headers = [{part: reader.header(member) for part, member in entry['files'].items()}
+                   for entry in entries]
+        for entry, parts in zip(entries, headers):
+            _check_headers(entry, parts, reader)
         arrays = []
-        for entry in manifest['arrays']:
-            files = entry['files']
-            if entry['stype'] != 'default':
-                parts = tuple(_read_npy(zf, files[part], fname)
-                              for part in _PARTS[entry['stype']])
-                make = csr_matrix if entry['stype'] == 'csr' else row_sparse_array
-                try:  # both check the parts (indices in range, sorted, ...)
-                    arr = make(parts, shape=entry['shape'], ctx=ctx, dtype=parts[0].dtype)
-                except (MXNetError, ValueError) as err:
-                    raise MXNetError("%s is damaged: entry %r is not a valid %s array (%s)"
-                                     % (fname, entry['name'], entry['stype'], err)) from None
-            else:
-                arr = from_numpy(_read_npy(zf, files['data'], fname), ctx)
-            if list(arr.shape) != list(entry['shape']):
-                raise MXNetError("%s is damaged: entry %r has shape %s, manifest says %s"
-                                 % (fname, entry['name'], arr.shape, entry['shape']))
-            arrays.append((entry['name'], arr))
+        for entry, parts in zip(entries, headers):
+            hosts = {part: reader.array(entry['files'][part], header)
+                     for part, header in parts.items()}
+            if entry['stype'] == 'default':
+                arrays.append(_adopt(hosts['data'], ctx))
+                continue
+            make = csr_matrix if entry['stype'] == 'csr' else row_sparse_array
+            try:  # both check the parts (indices in range, sorted, ...)
+                arrays.append(make(tuple(hosts[part] for part in _PARTS[entry['stype']]),
+                                   shape=entry['shape'], ctx=ctx, dtype=hosts['data'].dtype))
+            except (MXNetError, ValueError) as err:
+                raise reader.damaged("entry %r is not a valid %s array (%s)"
+                                     % (entry['name'], entry['stype'], err)) from None
     if manifest['kind'] == 'dict':
-        return dict(arrays)
-    return [arr for _, arr in arrays]
+        return {entry['name']: arr for entry, arr in zip(entries, arrays)}
+    return arrays

@@ -90,6 +90,8 @@ class DCASGD(Optimizer):
 
     state_type = DCASGDState
 
+    STATE_ATTRS = Optimizer.STATE_ATTRS + ('weight_previous',)
+
     def __init__(self, momentum=0.0, lamda=0.04, **kwargs):
         check_hyperparameter('momentum', momentum, low=0)
         super().__init__(**kwargs)

@@ -94,6 +94,8 @@ class LARS(MomentumOptimizer):
     trust ratio is then measured on the float16 weight, as MXNet does.
     """
 
+    STATE_ATTRS = MomentumOptimizer.STATE_ATTRS + ('skip', 'last_lr', 'cur_lr')
+
     def __init__(self, momentum=0.0, lazy_update=True, eta=0.001, eps=0,
                  momentum_correction=True, **kwargs):
         # MXNet silently ignores a negative momentum; we say so instead.

@@ -137,6 +137,9 @@ class LBSGD(Optimizer):
 
     state_type = MomentumState
 
+    STATE_ATTRS = Optimizer.STATE_ATTRS + ('init_updates', 'lbmult', 'cumgrads', 'adaptive',
+                                           'admult')
+
     def __init__(self, momentum=0.0, multi_precision=False, warmup_strategy='linear',
                  warmup_epochs=5, batch_scale=1, updates_per_epoch=32, begin_epoch=0,
                  num_epochs=60, **kwargs):

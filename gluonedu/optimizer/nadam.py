@@ -88,6 +88,8 @@ class Nadam(Optimizer):
 
     state_type = NadamState
 
+    STATE_ATTRS = Optimizer.STATE_ATTRS + ('m_schedule',)
+
     def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-8,
                  schedule_decay=0.004, **kwargs):
         check_hyperparameter('beta1', beta1, low=0, high=1, high_open=True)

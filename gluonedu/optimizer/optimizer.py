@@ -133,6 +133,10 @@ class Optimizer:
         Parameters whose ``lr_mult``/``wd_mult`` are read live at every update.
     """
     opt_registry = {}
+    #: The attributes that change as the optimizer runs; a state file restores them as
+    #: saved and rebuilds every other attribute through the constructor (rebuild.py).
+    STATE_ATTRS = ('num_update', '_all_index_update_counts', 'lr_mult', 'wd_mult', 'sym_info',
+                   'aggregate_num')
 
     def __init__(self, rescale_grad=1., param_idx2name=None, wd=0., clip_gradient=None,
                  learning_rate=None, lr_scheduler=None, sym=None, begin_num_update=0,

@@ -4,7 +4,9 @@ Per parameter and update: the effective ``lr`` and ``wd`` (after the scheduler a
 multipliers); if a subscriber asked for norms, the L2 norms of the weight, the gradient
 as handed to the optimizer, the update (new weight − old weight), and each state array
 by name; if a subscriber listens for ``clip`` and ``clip_gradient`` is set, the fraction
-of gradient entries the clip changed. Nothing here runs unless ``BUS.active``.
+of gradient entries the clip changed; if one listens for ``nonfinite``, the number of
+NaN/±Inf entries of each gradient that has any (:func:`nonfinite_count`). Nothing here
+runs unless ``BUS.active``.
 
 An Updater call goes in three steps::
 
@@ -28,7 +30,8 @@ import numpy as np
 
 from ..instrument.events import BUS
 
-__all__ = ['NormRequest', 'report_update', 'report_schedule', 'array_norm', 'PARAM_NORMS']
+__all__ = ['NormRequest', 'report_update', 'report_schedule', 'array_norm', 'nonfinite_count',
+           'PARAM_NORMS']
 
 #: The norm names of the ``norm`` event, in the order they are emitted.
 PARAM_NORMS = ('weight', 'grad', 'update')
@@ -45,6 +48,21 @@ def array_norm(array):
     if array.stype != 'default':
         array = array.data
     return math.sqrt(_sum_of_squares(array.handle))
+
+
+def nonfinite_count(array):
+    """How many entries of an NDArray (the stored rows of a sparse one) are NaN or ±Inf.
+
+    One sum over the array on its own device first: a finite sum proves every entry
+    finite, so the element-wise test runs only for an array that has a non-finite entry
+    (or whose finite entries overflow the sum).
+    """
+    raw = (array.data if array.stype != 'default' else array).handle
+    with np.errstate(over='ignore', invalid='ignore'):  # the overflow is the question
+        if math.isfinite(float(raw.sum())):
+            return 0
+        finite = (raw == raw) & (abs(raw) != math.inf)  # NumPy and CuPy alike
+    return int(raw.size - int(finite.sum()))
 
 
 def _update_norm(weight, before):
@@ -148,9 +166,22 @@ def report_update(optimizer, indices, weights, grads, measured):
             events = [(p, c, m[kind]) for p, c, m in found if m.get(kind)]
             if events:
                 emit_batch(kind, 'optimizer', events)
+    if BUS.wants('nonfinite'):
+        _report_nonfinite(params, contexts, grads)
     if BUS.wants('clip') and optimizer.clip_gradient is not None:
         for param, ctx, grad in zip(params, contexts, grads):
             rescaled = grad.asnumpy() * optimizer.rescale_grad
             clipped = float((np.abs(rescaled) > optimizer.clip_gradient).mean())
             BUS.emit('clip', 'optimizer', param, ctx, clip_gradient=optimizer.clip_gradient,
                      clipped_fraction=clipped)
+
+
+def _report_nonfinite(params, contexts, grads):
+    """Emit ``nonfinite`` (value ``count``) for each gradient with NaN/±Inf entries."""
+    events = []
+    for param, ctx, grad in zip(params, contexts, grads):
+        count = nonfinite_count(grad)
+        if count:
+            events.append((param, ctx, {'count': float(count)}))
+    if events:
+        BUS.emit_batch('nonfinite', 'optimizer', events)

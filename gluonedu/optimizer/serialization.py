@@ -19,12 +19,12 @@ Updater names them again by the optimizer's state types on first use);
 ``{"scheduler": name, "attrs": {...}}`` for an optimizer and its learning-rate scheduler,
 by class and attributes (``current_device``: whose update counts the optimizer was
 using, since ``_index_update_count`` is an alias into ``_all_index_update_counts``).
-Loading checks the format and that every referenced array is present.
+Loading checks the format and that every referenced array is present, and rebuilds
+optimizers and schedulers through their constructors (:mod:`.rebuild`): saved
+hyper-parameters pass the same checks as new ones.
 """
 import collections
 import io
-import json
-import zipfile
 
 import numpy as np
 
@@ -32,14 +32,18 @@ from .. import lr_scheduler as _lr_scheduler
 from ..base import MXNetError
 from ..context import Context
 from ..ndarray import NDArray, from_numpy
-from ..ndarray.io import _npy_bytes, _read_npy
+from ..ndarray.archive import ArchiveReader, write_archive
 from ..ndarray.sparse import RowSparseNDArray, row_sparse_array
 from .optimizer import Optimizer, STATE_TYPES
+from .rebuild import rebuild
 
 __all__ = ['dumps_states', 'loads_states', 'read_document', 'encode', 'decode']
 
 FORMAT = 'gluonedu.optimizer-states'
 VERSION = 1
+DOCUMENT = 'states.json'
+#: The largest states document read (about 100 bytes per parameter and state array).
+MAX_DOCUMENT_BYTES = 64 << 20
 
 
 def _parse_ctx(text):
@@ -102,6 +106,12 @@ class _Decoder:
             raise MXNetError("optimizer states are damaged: array %r is missing" % (k,))
         return self.arrays[k]
 
+    def _attrs(self, entry):
+        attrs = entry.get('attrs')
+        if not isinstance(attrs, dict):
+            raise MXNetError("optimizer states are damaged: %r has no attributes" % sorted(entry))
+        return {k: self(v) for k, v in attrs.items()}
+
     def __call__(self, value):
         if not isinstance(value, dict):
             return value
@@ -124,22 +134,32 @@ class _Decoder:
             if klass is None:
                 raise MXNetError("the saved optimizer %r is not registered here; import the "
                                  "module that registers it first" % value['optimizer'])
-            opt = klass.__new__(klass)
-            opt.__dict__.update({k: self(v) for k, v in value['attrs'].items()})
-            opt.param_dict = {}
-            # The current device's counters are an alias into the per-device table.
-            opt._index_update_count = opt._all_index_update_counts.setdefault(
-                value.get('current_device', 0), {})
-            return opt
+            return _rebuild_optimizer(klass, self._attrs(value), value.get('current_device', 0))
         if 'scheduler' in value:
             klass = getattr(_lr_scheduler, value['scheduler'], None)
             if not (isinstance(klass, type) and issubclass(klass, _lr_scheduler.LRScheduler)):
                 raise MXNetError("unknown learning-rate scheduler %r in saved states"
                                  % value['scheduler'])
-            sched = klass.__new__(klass)
-            sched.__dict__.update({k: self(v) for k, v in value['attrs'].items()})
-            return sched
+            return rebuild(klass, self._attrs(value), 'learning-rate scheduler %s' % klass.__name__)
         raise MXNetError("optimizer states are damaged: unknown entry %s" % sorted(value))
+
+
+def _rebuild_optimizer(klass, attrs, current_device):
+    """The saved optimizer, made by its constructor (see :mod:`.rebuild`)."""
+    scheduler = attrs.get('lr_scheduler')
+    base_lr = getattr(scheduler, 'base_lr', None)
+    opt = rebuild(klass, attrs, 'optimizer %s' % klass.__name__, lr_scheduler=scheduler)
+    if scheduler is not None:
+        scheduler.base_lr = base_lr  # the constructor set it to lr; it may have decayed since
+    if not isinstance(current_device, int) or isinstance(current_device, bool):
+        raise MXNetError("optimizer states are damaged: current_device is %r, not a device id"
+                         % (current_device,))
+    counts = opt._all_index_update_counts
+    if not all(isinstance(table, dict) for table in counts.values()):
+        raise MXNetError("optimizer states are damaged: the update counts are not tables")
+    # The current device's counters are an alias into the per-device table.
+    opt._index_update_count = counts.setdefault(current_device, {})
+    return opt
 
 
 def _named(entry, items):
@@ -183,10 +203,8 @@ def dumps_states(states, optimizer=None, extra=None):
     if extra is not None:
         document['extra'] = extra
     buf = io.BytesIO()
-    with zipfile.ZipFile(buf, 'w', compression=zipfile.ZIP_STORED) as zf:
-        zf.writestr('states.json', json.dumps(document))
-        for k, host in enumerate(encoder.arrays):
-            zf.writestr('%d.npy' % k, _npy_bytes(host))
+    write_archive(buf, DOCUMENT, document, [('%d.npy' % k, host)
+                                            for k, host in enumerate(encoder.arrays)])
     return buf.getvalue()
 
 
@@ -199,24 +217,19 @@ def read_document(data):
     if not isinstance(data, (bytes, bytearray)):
         raise TypeError("optimizer states must be bytes from get_states(), got %s"
                         % type(data).__name__)
-    try:
-        zf = zipfile.ZipFile(io.BytesIO(data))
-        document = json.loads(zf.read('states.json'))
-    except (zipfile.BadZipFile, KeyError, ValueError):
-        raise MXNetError("these bytes are not optimizer states written by gluonedu "
-                         "(get_states / save_optimizer_states); were they written by another "
-                         "program, or truncated?") from None
-    with zf:
-        if not isinstance(document, dict):
-            document = {}
-        if document.get('format') != FORMAT or document.get('version') != VERSION:
-            raise MXNetError("optimizer states of format %r version %r; this gluonedu reads %s "
-                             "version %d" % (document.get('format'), document.get('version'),
-                                             FORMAT, VERSION))
+    with ArchiveReader(data, 'these optimizer states') as reader:
+        document = reader.document(DOCUMENT, MAX_DOCUMENT_BYTES)
+        if not isinstance(document, dict) or document.get('format') != FORMAT or \
+                document.get('version') != VERSION:
+            found = (document.get('format'), document.get('version')) \
+                if isinstance(document, dict) else type(document).__name__
+            raise MXNetError("these are not optimizer states gluonedu wrote (format, version: "
+                             "%s); this gluonedu reads %s version %d"
+                             % (str(found)[:80], FORMAT, VERSION))
         arrays = {}
-        for member in zf.namelist():
+        for member in reader.members:
             if member.endswith('.npy') and member[:-4].isdigit():
-                arrays[int(member[:-4])] = _read_npy(zf, member, 'optimizer states')
+                arrays[int(member[:-4])] = reader.array(member)
     return document, arrays
 
 

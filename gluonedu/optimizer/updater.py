@@ -7,13 +7,16 @@ with ``optimizer.create_state_multi_precision``; later calls pass it back to
 """
 import warnings
 
+import numpy as np
+
+from ..base import MXNetError
 from ..instrument.events import BUS
 from ..ndarray import NDArray
 from .optimizer import rebuilt
 from .reporting import NormRequest, report_update
 from .serialization import dumps_states, loads_states
 
-__all__ = ['Updater', 'get_updater']
+__all__ = ['Updater', 'get_updater', 'state_mismatch']
 
 
 class Updater:
@@ -43,6 +46,10 @@ class Updater:
                 self.states_synced[idx] = True
             elif not self.states_synced[idx]:
                 state = _with_names(self.states[idx], self.optimizer, idx, w)
+                problem = state_mismatch(self.optimizer, idx, w, state)
+                if problem:
+                    raise MXNetError("the loaded optimizer states do not fit parameter %r: %s"
+                                     % (idx, problem))
                 self.states[idx] = self.sync_state_context(state, w.context)
                 self.states_synced[idx] = True
         if BUS.active:
@@ -100,6 +107,43 @@ class Updater:
     def get_states(self, dump_optimizer=False):
         """The states as bytes (with the optimizer's settings and counters if asked)."""
         return dumps_states(self.states, self.optimizer if dump_optimizer else None)
+
+
+def state_mismatch(optimizer, index, weight, state):
+    """Why ``state`` (loaded from a file) is not a state ``optimizer`` would keep for
+    ``weight`` — a wrong layout (another optimizer's), arity, shape or dtype — or None."""
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')   # e.g. the float16 notice: said when first created
+        template = optimizer.create_state_multi_precision(index, weight)
+    return _layout_mismatch(state, template, 'the state')
+
+
+def _layout_mismatch(state, template, where):
+    if isinstance(template, NDArray):
+        if not isinstance(state, NDArray):
+            return '%s is %s, not an array' % (where, _what(state))
+        if state.shape != template.shape or state.dtype != template.dtype:
+            return '%s is a %s array of shape %s; this optimizer keeps %s of shape %s' % (
+                where, np.dtype(state.dtype).name, state.shape,
+                np.dtype(template.dtype).name, template.shape)
+    elif isinstance(template, (tuple, list)):
+        renamed = hasattr(template, '_fields') and hasattr(state, '_fields') and \
+            type(state).__name__ != type(template).__name__
+        if not isinstance(state, (tuple, list)) or len(state) != len(template) or renamed:
+            return '%s is %s; this optimizer keeps %s' % (where, _what(state), _what(template))
+        for i, (item, like) in enumerate(zip(state, template)):
+            problem = _layout_mismatch(item, like, '%s[%d]' % (where, i))
+            if problem:
+                return problem
+    elif type(state) is not type(template):   # None, or a number
+        return '%s is %s; this optimizer keeps %s' % (where, _what(state), _what(template))
+    return None
+
+
+def _what(value):
+    if isinstance(value, (tuple, list)):
+        return '%s of length %d' % (type(value).__name__, len(value))
+    return 'None' if value is None else type(value).__name__
 
 
 def _with_names(state, optimizer, index, weight):

@@ -18,6 +18,8 @@ From a :class:`gluonedu.instrument.Recorder`'s table (one row per recorded value
 * :func:`plot_lr` -- the effective lr of each parameter against the base schedule, the
   legend naming each parameter's lr_mult;
 * :func:`plot_norms` -- weight / gradient / update / optimizer-state norms, log scale;
+  it and :func:`plot_loss` mark each step with NaN/Inf gradients (the ``nonfinite``
+  and ``overflow`` rows) with a red dashed line (``gid='nonfinite'``);
 * :func:`plot_update_ratio` -- ``||update|| / ||weight||`` per parameter, log scale;
 * :func:`plot_stale_events` -- stale gradients raised or skipped, by parameter and context;
 * :func:`plot_kv_traffic` -- KVStore bytes pushed per key, dense against compressed;
@@ -332,6 +334,24 @@ def _by_param(rows, name, params, plot):
     return out
 
 
+def _nonfinite_steps(recorder):
+    """The steps at which a gradient held NaN/Inf: the recorder's ``nonfinite`` rows
+    (the optimizer saw them) and ``overflow`` rows (AMP skipped the step), sorted."""
+    return sorted({r.step for r in recorder.rows if r.event in ('nonfinite', 'overflow')})
+
+
+def _mark_nonfinite(axes, recorder, legend):
+    """A red dashed line on every Axes at each step with NaN/Inf gradients (one legend
+    entry, 'NaN/Inf gradient'); the values there are missing from the log-scale lines."""
+    steps = _nonfinite_steps(recorder)
+    for axis in axes:
+        for i, step in enumerate(steps):
+            axis.axvline(step, color='tab:red', ls='--', lw=1.0, alpha=0.8, gid='nonfinite',
+                         label='NaN/Inf gradient' if i == 0 else None)
+        if steps and legend:
+            _legend(axis, legend, len(axis.get_legend_handles_labels()[0]))
+
+
 def _stacked_axes(count, ax, figsize, plot):
     """One Axes per quantity, stacked and sharing the step axis (``ax`` only for one)."""
     if ax is not None:
@@ -467,6 +487,7 @@ def plot_norms(recorder, which=('weight', 'grad'), params=None, ax=None, figsize
         axis.set_ylabel('||%s||' % name)
         axis.set_title('%s: %s' % (kind, name), fontsize='medium')
         _legend(axis, legend, len(series))
+    _mark_nonfinite(axes, recorder, legend)
     axes[-1].set_xlabel('step')
     if title is not None:
         fig.suptitle(title)
@@ -633,6 +654,7 @@ def plot_loss(recorder, names=('loss',), ax=None, log=False, figsize=None, title
         if log:
             axis.set_yscale('log')
         axis.set_ylabel(name)
+    _mark_nonfinite(axes, recorder, legend=True)
     axes[-1].set_xlabel('step')
     if title is not None:
         axes[0].set_title(title)

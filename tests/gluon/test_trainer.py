@@ -590,6 +590,16 @@ def _damaged_files(tmp_path):
                 dict(d['extra']['params'][0])),
             'wrong_shape': lambda d: d['extra']['params'][1].update(shape=[3, 2]),
             'wrong_dtype': lambda d: d['extra']['params'][0].update(dtype='float16'),
+            'beta1_out_of_range': lambda d: d['optimizer']['attrs'].update(beta1=2.0),
+            'negative_lr': lambda d: d['optimizer']['attrs'].update(lr=-1.0),
+            'negative_steps': lambda d: d['extra'].update(steps=-1),
+            'steps_not_a_count': lambda d: d['extra'].update(steps='many'),
+            'adam_state_of_one_array': lambda d: [
+                state.update(tuple=state['tuple'][:1], fields=['mean'])
+                for _, state in d['states']['dict']],
+            'another_optimizers_state': lambda d: [
+                state.update(type='DCASGDState', fields=['momentum', 'previous_weight'])
+                for _, state in d['states']['dict']],
     }.items():
         _rewrite_json(good, tmp_path / (name + '.states'), edit)
         files[name] = (tmp_path / (name + '.states')).read_bytes()

@@ -126,7 +126,7 @@ def test_only_the_requested_norms_are_computed(monkeypatch):
 # ------------------------------------------------------------------ sampling
 
 def test_every_keeps_sampled_steps_and_the_rare_events(monkeypatch):
-    assert ALWAYS_KEPT == {'metric', 'stale_grad', 'overflow'}
+    assert ALWAYS_KEPT == {'metric', 'stale_grad', 'overflow', 'nonfinite'}
     with Recorder(every=3) as rec:
         for step in range(7):
             at_step(monkeypatch, step)

@@ -150,7 +150,7 @@ def test_failed_save_keeps_the_old_file_and_leaves_no_temp_files(tmp_path):
 
 
 def test_interrupted_write_leaves_no_temp_files(tmp_path):
-    from gluonedu.ndarray.io import atomic_write
+    from gluonedu.files import atomic_write
     fname = str(tmp_path / 'file')
 
     def write(f):
