@@ -27,9 +27,9 @@ import assignments  # noqa: E402
 
 NOTEBOOKS = assignments.curriculum_notebooks()
 
-#: The lead flips this to True once every curriculum notebook ends with its exercises;
-#: until then a notebook without any graded cell is allowed (and listed by a skip).
-EVERY_NOTEBOOK_HAS_EXERCISES = False
+#: Every curriculum notebook ends with its exercises (False would allow a notebook without
+#: any graded cell, listing it in a skip).
+EVERY_NOTEBOOK_HAS_EXERCISES = True
 
 MIN_EXERCISES = 3
 GRADE_ID = re.compile(r'^(?P<prefix>[A-Za-z0-9_]+)-ex(?P<number>\d+)-(?P<part>[a-z]+\d*)$')

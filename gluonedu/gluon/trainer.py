@@ -131,6 +131,15 @@ class Trainer:
     learning_rate : float
         The optimizer's current learning rate.
     optimizer : Optimizer
+    params : tuple of Parameter
+        (gluonedu) The parameters, in the optimizer's (and the store's) index order.
+    kvstore : KVStore or None
+        (gluonedu) The store in use, once the first step created it.
+    update_on_kvstore : bool or None
+        (gluonedu) Where the optimizer runs, once the first step decided it.
+
+    ``optimizer_states(param, ctx=None)`` (gluonedu) reads the optimizer's state of a
+    parameter (momentum, Adam's running averages, ...) by name.
     """
 
     def __init__(self, params, optimizer, optimizer_params=None, kvstore='device',
@@ -327,6 +336,52 @@ class Trainer:
         """(gluonedu) The Parameters this Trainer updates, in order: a parameter's position
         is its index for the optimizer and its key in the KVStore."""
         return tuple(self._params)
+
+    @property
+    def kvstore(self):
+        """(gluonedu) The KVStore the steps go through: None before the first step (the
+        store is created then) and when no store is needed (one context, a store named
+        by string)."""
+        return self._kvstore
+
+    @property
+    def update_on_kvstore(self):
+        """(gluonedu) Whether the optimizer runs on the store (True) or on every context
+        (False), as decided on the first step; None before it and without a store."""
+        return self._update_on_kvstore
+
+    def optimizer_states(self, param, ctx=None):
+        """(gluonedu) The optimizer's state for ``param``: ``{name: NDArray}``, copies.
+
+        Names as :meth:`Optimizer.named_states` gives them (Adam: ``'mean'``, ``'var'``;
+        SGD with momentum: ``'momentum'``; a float32 master copy: ``'weight_fp32'``); an
+        optimizer that keeps nothing (SGD without momentum) gives ``{}``. None while the
+        optimizer has not yet updated ``param`` (its state is created by the first update).
+
+        ``param`` is one of :attr:`params` (or its name); ``ctx`` picks the context whose
+        Updater holds the state (default: the parameter's first). With updates on the
+        store, the store holds the one state of each parameter and ``ctx`` is not used.
+        """
+        name = param.name if isinstance(param, Parameter) else param
+        if name not in self._param2idx or (isinstance(param, Parameter) and
+                                           self._params[self._param2idx[name]] is not param):
+            raise ValueError("%s is not a parameter of this Trainer; pass one of "
+                             "trainer.params or its name." % (name,))
+        index = self._param2idx[name]
+        if self._kvstore and self._update_on_kvstore:
+            if not isinstance(self._kvstore, kvs.KVStore):
+                raise ValueError("The optimizer runs on the servers of a '%s' store; its "
+                                 "states are not in this process." % self._kvstore.type)
+            states = self._kvstore.optimizer_states
+        else:
+            contexts = self._params[index].list_ctx()
+            if ctx is not None and ctx not in contexts:
+                raise ValueError("%s lives on %s, not on %s." % (name, contexts, ctx))
+            states = self._updaters[0 if ctx is None else contexts.index(ctx)].states
+        if index not in states:
+            return None
+        return {key: array.copy()
+                for key, array in self._optimizer.named_states(states[index])}
 
     @property
     def optimizer(self):

@@ -49,6 +49,7 @@ of its C++ engine, and no training code relies on it):
 """
 import numbers
 from collections import OrderedDict
+from types import MappingProxyType
 
 import numpy as np
 
@@ -461,6 +462,13 @@ class KVStore(KVStoreBase):
             from ..optimizer import get_updater
             self._set_updater(get_updater(optimizer))
 
+
+    @property
+    def optimizer_states(self):
+        """(gluonedu) What the store's optimizer keeps, ``{key: state}`` (read-only; a key
+        appears with its first update): empty without :meth:`set_optimizer`.
+        ``Trainer.optimizer_states`` names the arrays of one parameter's state."""
+        return MappingProxyType(getattr(self._updater, 'states', {}))
 
     def _set_updater(self, updater):
         """Call ``updater(key, merged, stored)`` on every push instead of storing the sum."""

@@ -760,3 +760,91 @@ def test_a_step_that_raises_is_not_counted():
         assert trainer._num_steps == expected - 1
         trainer.step(1, ignore_stale_grad=True)
         assert trainer._num_steps == expected
+
+
+# ------------------------------------------------------------------ public views
+
+@pytest.mark.parametrize('fused', [True, False])
+@pytest.mark.parametrize('update_on_kvstore', [True, False])
+def test_kvstore_and_update_on_kvstore_are_decided_on_the_first_step(update_on_kvstore, fused):
+    net = dense(ctx=ctxs(2))
+    trainer = Trainer(net.collect_params(), 'sgd', update_on_kvstore=update_on_kvstore,
+                      fused=fused)
+    assert trainer.kvstore is None and trainer.update_on_kvstore is None
+    backward(net, ctxs(2))
+    trainer.step(4)
+    assert trainer.kvstore.type == 'device'
+    assert trainer.update_on_kvstore is update_on_kvstore
+    one = dense()
+    single = Trainer(one.collect_params(), 'sgd')
+    backward(one, [mx.cpu()])
+    single.step(4)
+    assert single.kvstore is None and single.update_on_kvstore is None   # nothing to reduce
+    store = mx.kv.create('local')
+    assert Trainer(dense().collect_params(), 'sgd', kvstore=store).kvstore is None
+    with pytest.raises(AttributeError):
+        trainer.kvstore = store                                            # read-only
+
+
+def _adam_by_hand(grads, lr=0.1, beta1=0.9, beta2=0.999):
+    mean = var = 0
+    for g in grads:
+        mean = beta1 * mean + (1 - beta1) * g
+        var = beta2 * var + (1 - beta2) * g * g
+    return mean, var
+
+
+@pytest.mark.parametrize('fused', [True, False])
+@pytest.mark.parametrize('update_on_kvstore', [True, False])
+def test_optimizer_states_are_adams_running_averages(update_on_kvstore, fused):
+    net = dense(ctx=ctxs(2))
+    trainer = Trainer(net.collect_params(), 'adam', {'learning_rate': 0.1},
+                      update_on_kvstore=update_on_kvstore, fused=fused)
+    assert trainer.optimizer_states(net.weight) is None          # created by the first update
+    grads = []
+    for seed in range(3):
+        backward(net, ctxs(2), seed=seed)
+        summed = sum(g.asnumpy() for g in net.weight.list_grad())
+        trainer.step(4)
+        grads.append(summed / 4)
+    mean, var = _adam_by_hand(grads)
+    for ctx in (None, mx.cpu(0), mx.cpu(1)):
+        states = trainer.optimizer_states(net.weight, ctx=ctx)
+        assert sorted(states) == ['mean', 'var']
+        np.testing.assert_allclose(states['mean'].asnumpy(), mean, rtol=1e-4, atol=1e-7)
+        np.testing.assert_allclose(states['var'].asnumpy(), var, rtol=1e-4, atol=1e-9)
+    if not update_on_kvstore:                    # each context's Updater holds its own copy
+        assert trainer.optimizer_states(net.weight, mx.cpu(1))['mean'].context == mx.cpu(1)
+    # copies: changing them changes nothing
+    states = trainer.optimizer_states(net.bias.name)
+    states['mean'][:] = 100
+    assert np.abs(trainer.optimizer_states(net.bias)['mean'].asnumpy()).max() < 100
+
+
+def test_optimizer_states_of_stateless_and_unused_parameters():
+    net = dense()
+    sgd = Trainer(net.collect_params(), 'sgd', {'learning_rate': 0.1})
+    backward(net, [mx.cpu()])
+    sgd.step(4)
+    assert sgd.optimizer_states(net.weight) == {}                # plain SGD keeps nothing
+    net = Branchy()
+    net.initialize()
+    momentum = Trainer(net.collect_params(), 'sgd', {'learning_rate': 0.1, 'momentum': 0.9})
+    with autograd.record():
+        loss = net(nd.ones((1, 3))).sum()
+    loss.backward()
+    momentum.step(1, ignore_stale_grad=True)
+    assert momentum.optimizer_states(net.unused.weight) is None  # never updated: no state
+    np.testing.assert_allclose(momentum.optimizer_states(net.used.bias)['momentum'].asnumpy(),
+                               -0.1 * np.ones(2), rtol=1e-6)
+
+
+def test_optimizer_states_refuse_foreign_parameters_and_contexts():
+    net, other = dense(), dense()
+    trainer = Trainer(net.collect_params(), 'adam')
+    with pytest.raises(ValueError, match='not a parameter of this Trainer'):
+        trainer.optimizer_states(other.weight)
+    with pytest.raises(ValueError, match='not a parameter of this Trainer'):
+        trainer.optimizer_states('no_such_weight')
+    with pytest.raises(ValueError, match='lives on'):
+        trainer.optimizer_states(net.weight, ctx=mx.cpu(3))

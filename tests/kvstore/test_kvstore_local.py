@@ -229,3 +229,17 @@ def test_load_rejects_a_foreign_file_and_keeps_the_states(kv, tmp_path):
 def test_barrier_and_server_commands_are_no_ops(kv):
     assert kv.barrier() is None and kv._barrier() is None
     assert kv._send_command_to_servers(0, '') is None
+
+
+def test_optimizer_states_show_what_the_store_optimizer_keeps(kv):
+    assert dict(kv.optimizer_states) == {}                 # no optimizer: nothing kept
+    kv.init(0, mx.nd.ones(SHAPE))
+    kv.init(1, mx.nd.ones(SHAPE))
+    kv.set_optimizer(mx.optimizer.create('sgd', learning_rate=0.1, momentum=0.9))
+    assert dict(kv.optimizer_states) == {}
+    kv.push(0, [mx.nd.ones(SHAPE), mx.nd.ones(SHAPE, ctx=mx.cpu(1))])
+    assert list(kv.optimizer_states) == [0]                # a key appears with its update
+    # MXNet's momentum holds the last step, -lr * (sum of the pushed gradients)
+    np.testing.assert_allclose(kv.optimizer_states[0].asnumpy(), -0.1 * 2, rtol=1e-6)
+    with pytest.raises(TypeError):
+        kv.optimizer_states[1] = mx.nd.ones(SHAPE)         # read-only
