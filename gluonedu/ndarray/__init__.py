@@ -2,7 +2,7 @@
 from .ndarray import NDArray, array, empty, zeros, ones, full, arange, waitall, from_numpy
 from .ops import *  # noqa: F401,F403
 from .ops import __all__ as _ops_all
-from . import sparse, random
+from . import sparse, random, registry, _internal  # noqa: F401
 from .sparse import RowSparseNDArray
 from .io import save, load
 

@@ -1,0 +1,66 @@
+"""Matrix products: dot and batch_dot.
+
+Sparse inputs reach ``dot`` densified unless a storage-aware implementation is registered
+(``compute_ex`` of the entry), as MXNet falls back to dense storage.
+"""
+from ...base import MXNetError
+from ..registry import Bool, Enum, Op, add
+
+_PRODUCT_PARAMS = (
+    Bool('transpose_a', False, doc='Transpose the first operand first.'),
+    Bool('transpose_b', False, doc='Transpose the second operand first.'),
+    Enum('forward_stype', (None, 'csr', 'default', 'row_sparse'), None,
+         doc='The storage type of the result (None: inferred).'))
+
+
+def dot(env, lhs, rhs, transpose_a, transpose_b, forward_stype):
+    """Dot product: sums over the last axis of ``lhs`` and the first axis of ``rhs``.
+
+    ``transpose_a``/``transpose_b`` reverse the axes of that input first.
+    """
+    # As MXNet, an N-D input is seen as a matrix and that matrix is transposed: lhs is
+    # (prod(shape[:-1]), shape[-1]), or (shape[0], prod(shape[1:])) before transpose_a;
+    # rhs is (shape[0], prod(shape[1:])), or (prod(shape[:-1]), shape[-1]) before transpose_b.
+    a, b = lhs, rhs
+    a2 = a.reshape(a.shape[0], -1).T if transpose_a else a.reshape(-1, a.shape[-1])
+    b2 = b.reshape(-1, b.shape[-1]).T if transpose_b else b.reshape(b.shape[0], -1)
+    if a2.shape[1] != b2.shape[0]:
+        raise MXNetError('dot: shapes %s and %s are not aligned (transpose_a=%s, '
+                         'transpose_b=%s): %d != %d' % (a.shape, b.shape, transpose_a,
+                                                        transpose_b, a2.shape[1], b2.shape[0]))
+    out_shape = ((a.shape[1:] if transpose_a else a.shape[:-1])
+                 + (b.shape[:-1] if transpose_b else b.shape[1:]))
+    y = (a2 @ b2).reshape(out_shape)
+
+    def backward(g):
+        g2 = g.reshape(a2.shape[0], b2.shape[1])
+        ga, gb = g2 @ b2.T, a2.T @ g2
+        return ((ga.T if transpose_a else ga).reshape(a.shape),
+                (gb.T if transpose_b else gb).reshape(b.shape))
+    return y, backward
+
+
+add(Op('dot', dot, ('lhs', 'rhs'), params=_PRODUCT_PARAMS))
+
+
+def batch_dot(env, lhs, rhs, transpose_a, transpose_b, forward_stype):
+    """Batched matrix product of (B, n, k) and (B, k, m) arrays -> (B, n, m)."""
+    if lhs.ndim != 3 or rhs.ndim != 3:
+        raise MXNetError('batch_dot needs 3-D inputs, got shapes %s and %s'
+                         % (lhs.shape, rhs.shape))
+    a = lhs.swapaxes(1, 2) if transpose_a else lhs
+    b = rhs.swapaxes(1, 2) if transpose_b else rhs
+    if a.shape[0] != b.shape[0] or a.shape[2] != b.shape[1]:
+        raise MXNetError('batch_dot: shapes %s and %s are not aligned (after transposes)'
+                         % (lhs.shape, rhs.shape))
+    y = a @ b
+
+    def backward(g):
+        ga = g @ b.swapaxes(1, 2)
+        gb = a.swapaxes(1, 2) @ g
+        return ((ga.swapaxes(1, 2) if transpose_a else ga),
+                (gb.swapaxes(1, 2) if transpose_b else gb))
+    return y, backward
+
+
+add(Op('batch_dot', batch_dot, ('lhs', 'rhs'), params=_PRODUCT_PARAMS))

@@ -1,0 +1,368 @@
+"""Operators that move elements around: reshape, transpose, tile, repeat, concat, split, flip,
+broadcast_to. Their gradients move the output's gradient back the same way.
+"""
+import itertools
+
+import numpy as np
+
+from ...base import MXNetError
+from .. import _graph
+from ..ndarray import NDArray, _unbroadcast
+from ..registry import Axes, Axis, Bool, Int, Op, Shape, add, get
+
+
+def _reshape_grad(shape):
+    return lambda g: (g.reshape(shape),)
+
+
+# ---------------------------------------------------------------------- reshape family
+def infer_reshape(src, spec, reverse=False):
+    """The target shape of MXNet's reshape codes: 0 keep, -1 infer, -2 copy the rest,
+    -3 merge two, -4 split one into the next two codes."""
+    src, spec = list(src), list(spec)
+    if reverse:
+        src, spec = src[::-1], spec[::-1]
+    out, i, k = [], 0, 0
+    try:
+        while k < len(spec):
+            code = spec[k]
+            if code == 0:
+                out.append(src[i])
+                i += 1
+            elif code == -1:
+                out.append(-1)
+                i += 1
+            elif code == -2:
+                out.extend(src[i:])
+                i = len(src)
+            elif code == -3:
+                out.append(src[i] * src[i + 1])
+                i += 2
+            elif code == -4:
+                d1, d2 = spec[k + 1], spec[k + 2]
+                if d1 == -1:
+                    d1 = src[i] // d2
+                if d2 == -1:
+                    d2 = src[i] // d1
+                out.extend([d1, d2])
+                i += 1
+                k += 2
+            elif code < -4:
+                raise MXNetError('reshape: %d is not a shape code: use a size, 0, -1, -2, -3 or '
+                                 '-4' % code)
+            else:
+                out.append(code)
+                i += 1
+            k += 1
+    except (IndexError, ZeroDivisionError):
+        raise MXNetError('reshape: the codes %s do not fit the input shape %s'
+                         % (tuple(spec[::-1] if reverse else spec),
+                            tuple(src[::-1] if reverse else src))) from None
+    if out.count(-1) > 1:
+        raise MXNetError('reshape: only one dimension can be inferred (-1), got %s'
+                         % (tuple(spec),))
+    return tuple(out[::-1] if reverse else out)
+
+
+def reshaped(data, shape, reverse):
+    """``data`` (a raw array) viewed with MXNet's reshape ``shape`` codes."""
+    target = infer_reshape(data.shape, shape, reverse)
+    try:
+        return data.reshape(target)
+    except ValueError:
+        raise MXNetError('reshape: cannot reshape an array of shape %s (size %d) into %s'
+                         % (data.shape, data.size, tuple(shape))) from None
+
+
+def reshape(env, data, shape, reverse, target_shape, keep_highest):
+    """``data`` with a new shape, in MXNet's codes (0, -1, -2, -3, -4).
+
+    As in MXNet, this operator returns a new array, while the method ``x.reshape(...)``
+    returns a view sharing ``x``'s memory.
+    """
+    if not shape and target_shape:
+        raise MXNetError('reshape: target_shape is deprecated and not supported; use shape=')
+    return reshaped(data, shape, reverse).copy(), _reshape_grad(data.shape)
+
+
+add(Op('Reshape', reshape, aliases=('reshape',), params=[
+    Shape('shape', (), doc='The new shape, in MXNet\'s codes.'),
+    Bool('reverse', False, doc='Read the codes from the right.'),
+    Shape('target_shape', (), doc='Deprecated; use shape.'),
+    Bool('keep_highest', False, doc='Deprecated; use shape.')]))
+
+
+def reshape_view(array, shape, reverse=False):
+    """``array`` (an NDArray) reshaped without a copy: the ``x.reshape(...)`` method."""
+    op = get('Reshape')
+    data = reshaped(array._data, op.parse_param('shape', shape),
+                    op.parse_param('reverse', reverse))
+    return _graph.record(NDArray(data, array._ctx), (array,),
+                         lambda g: (g.reshape(array.shape),), op.name)
+
+
+def _axis_span(begin, end, ndim, op):
+    """[begin, end) of MXNet's optional, possibly negative axis bounds."""
+    start = 0 if begin is None else begin + ndim if begin < 0 else begin
+    stop = ndim if end is None else end + ndim if end < 0 else end
+    if not 0 <= start <= stop <= ndim:
+        raise MXNetError('%s: axes [%s, %s) are out of range for %d dimensions'
+                         % (op, begin, end, ndim))
+    return start, stop
+
+
+def reshape_like(env, lhs, rhs, lhs_begin, lhs_end, rhs_begin, rhs_end):
+    """``lhs`` with its axes [lhs_begin, lhs_end) given the sizes of ``rhs``'s
+    [rhs_begin, rhs_end) (all axes by default)."""
+    lb, le = _axis_span(lhs_begin, lhs_end, lhs.ndim, 'reshape_like')
+    rb, re_ = _axis_span(rhs_begin, rhs_end, rhs.ndim, 'reshape_like')
+    target = lhs.shape[:lb] + rhs.shape[rb:re_] + lhs.shape[le:]
+    if int(np.prod(target)) != lhs.size:
+        raise MXNetError('reshape_like: cannot give shape %s (size %d) the shape %s'
+                         % (lhs.shape, lhs.size, target))
+    return lhs.reshape(target).copy(), lambda g: (g.reshape(lhs.shape), None)
+
+
+add(Op('reshape_like', reshape_like, ('lhs', 'rhs'), same_dtype=False, params=[
+    Int('lhs_begin', None, optional=True), Int('lhs_end', None, optional=True),
+    Int('rhs_begin', None, optional=True), Int('rhs_end', None, optional=True)]))
+
+
+def flatten(env, data):
+    """Collapse all axes but the first: (d0, d1, …) -> (d0, d1·…)."""
+    return data.reshape(data.shape[0], -1).copy(), _reshape_grad(data.shape)
+
+
+add(Op('Flatten', flatten, aliases=('flatten',)))
+
+
+def expand_dims(env, data, axis):
+    """Insert a size-1 axis at ``axis``."""
+    return env.xp.expand_dims(data, axis).copy(), _reshape_grad(data.shape)
+
+
+add(Op('expand_dims', expand_dims, params=[Axis('axis', extra=1, doc='Where the new axis goes.')]))
+
+
+def squeeze(env, data, axis):
+    """Remove size-1 axes (those in ``axis``, or all); never below shape (1,)."""
+    axes = tuple(i for i, n in enumerate(data.shape) if n == 1) if axis is None else axis
+    for a in axes:
+        if data.shape[a] != 1:
+            raise MXNetError('squeeze: axis %d has size %d, not 1' % (a, data.shape[a]))
+    y = data.reshape(tuple(n for i, n in enumerate(data.shape) if i not in axes) or (1,))
+    return y.copy(), _reshape_grad(data.shape)
+
+
+add(Op('squeeze', squeeze, params=[Axes('axis', None, doc='The axes to remove (None: all '
+                                                          'of size 1).')]))
+
+
+# ---------------------------------------------------------------------- axes permutations
+def transpose(env, data, axes):
+    """Permute the axes (reverse them when ``axes`` is empty)."""
+    xp = env.xp
+    if not axes:
+        axes = tuple(range(data.ndim))[::-1]
+    elif sorted(axes) != list(range(data.ndim)):
+        raise MXNetError('transpose: axes %s must be a permutation of 0..%d'
+                         % (tuple(axes), data.ndim - 1))
+    inverse = tuple(np.argsort(axes))
+    return xp.transpose(data, axes).copy(), lambda g: (xp.transpose(g, inverse),)
+
+
+add(Op('transpose', transpose, params=[Shape('axes', (), doc='The new order of the axes.')]))
+
+
+def swapaxes(env, data, dim1, dim2):
+    """Exchange two axes."""
+    return data.swapaxes(dim1, dim2).copy(), lambda g: (g.swapaxes(dim1, dim2),)
+
+
+add(Op('SwapAxis', swapaxes, aliases=('swapaxes',),
+       params=[Axis('dim1', 0), Axis('dim2', 0)]))
+
+
+def _check_axes_in_range(name, axes, ndim):
+    for a in axes:
+        if not 0 <= a < ndim:
+            raise MXNetError('%s: axis %d is out of range [0, %d)' % (name, a, ndim))
+
+
+def flip(env, data, axis):
+    """Reverse the order of elements along each axis in ``axis`` (0 <= axis < ndim)."""
+    xp = env.xp
+    _check_axes_in_range('reverse', axis, data.ndim)
+    y = data
+    for a in axis:  # as MXNet: an axis named twice is flipped twice
+        y = xp.flip(y, axis=a)
+    return y.copy(), lambda g: (_flip_all(xp, g, axis),)
+
+
+def _flip_all(xp, g, axes):
+    for a in axes:
+        g = xp.flip(g, axis=a)
+    return g
+
+
+add(Op('reverse', flip, aliases=('flip',), params=[Shape('axis', doc='The axes to reverse.')]))
+
+
+# ---------------------------------------------------------------------- repetition
+def tile(env, data, reps):
+    """Repeat the whole array ``reps`` times along each axis."""
+    xp = env.xp
+    if any(r <= 0 for r in reps):
+        raise MXNetError('tile: reps %s must be positive' % (tuple(reps),))
+    y = xp.tile(data, reps)
+    ndim = max(len(reps), data.ndim)
+    in_shape = (1,) * (ndim - data.ndim) + data.shape
+    full_reps = (1,) * (ndim - len(reps)) + tuple(reps)
+
+    def backward(g):
+        split = []
+        for r, n in zip(full_reps, in_shape):
+            split.extend([r, n])
+        g = g.reshape(split).sum(axis=tuple(range(0, 2 * ndim, 2)))
+        return (g.reshape(data.shape),)
+    return y, backward
+
+
+add(Op('tile', tile, params=[Shape('reps', doc='Repetitions per axis.')]))
+
+
+def repeat(env, data, repeats, axis):
+    """Repeat each element ``repeats`` times (along ``axis``, or of the flattened array)."""
+    xp = env.xp
+    if repeats < 0:
+        raise MXNetError('repeat: repeats must be >= 0, got %d' % repeats)
+    y = xp.repeat(data, repeats, axis=axis)
+
+    def backward(g):
+        if axis is None:
+            return (g.reshape(-1, repeats).sum(axis=1).reshape(data.shape),)
+        shape = data.shape[:axis] + (data.shape[axis], repeats) + data.shape[axis + 1:]
+        return (g.reshape(shape).sum(axis=axis + 1),)
+    return y, backward
+
+
+add(Op('repeat', repeat, params=[Int('repeats', doc='How often each element appears.'),
+                                 Axis('axis', None, optional=True,
+                                      doc='The axis (None: the flattened array).')]))
+
+
+# ---------------------------------------------------------------------- joining & splitting
+def concat(env, *data, num_args, dim):
+    """Join arrays along axis ``dim``."""
+    xp = env.xp
+    first = data[0].shape
+    for d in data[1:]:
+        if d.shape != first and (d.ndim != len(first) or d.shape[:dim] != first[:dim]
+                                 or d.shape[dim + 1:] != first[dim + 1:]):
+            raise MXNetError('concat along dim %d needs arrays that agree on every other axis, '
+                             'got shapes %s' % (dim, [x.shape for x in data]))
+    y = xp.concatenate(data, axis=dim)
+    bounds = list(itertools.accumulate(d.shape[dim] for d in data[:-1]))
+    return y, lambda g: tuple(xp.split(g, bounds, axis=dim))
+
+
+add(Op('Concat', concat, ('*data',), aliases=('concat',), params=[
+    Int('num_args', low=1, doc='The number of arrays (set from the call).'),
+    Axis('dim', 1, doc='The axis to join along.')]))
+
+
+def stack(env, *data, axis, num_args):
+    """Join arrays of one shape along a new axis ``axis``."""
+    xp = env.xp
+    if len({d.shape for d in data}) != 1:
+        raise MXNetError('stack needs arrays of one shape, got %s' % [d.shape for d in data])
+    y = xp.stack(data, axis=axis)
+    return y, lambda g: tuple(xp.take(g, i, axis=axis) for i in range(len(data)))
+
+
+add(Op('stack', stack, ('*data',), params=[
+    Axis('axis', 0, extra=1, doc='Where the new axis goes.'),
+    Int('num_args', low=1, doc='The number of arrays (set from the call).')]))
+
+
+def split(env, data, num_outputs, axis, squeeze_axis):
+    """Split into ``num_outputs`` equal parts along ``axis`` (a list, or one array if 1)."""
+    xp = env.xp
+    if data.shape[axis] % num_outputs:
+        raise MXNetError('split: axis %d of shape %s does not divide into %d equal parts'
+                         % (axis, data.shape, num_outputs))
+    step = data.shape[axis] // num_outputs
+    if squeeze_axis and step != 1:
+        raise MXNetError('split: squeeze_axis=True needs parts of size 1 along axis %d' % axis)
+    parts = xp.split(data, num_outputs, axis=axis)
+    parts = [(p.squeeze(axis) if squeeze_axis else p).copy() for p in parts]
+    part_shape = data.shape[:axis] + (step,) + data.shape[axis + 1:]
+
+    def backward(grads):
+        full = [xp.zeros(part_shape, dtype=data.dtype) if g is None else g.reshape(part_shape)
+                for g in grads]
+        return (xp.concatenate(full, axis=axis),)
+    return parts, backward
+
+
+add(Op('SliceChannel', split, aliases=('split',), num_outputs=lambda p: p['num_outputs'],
+       params=[Int('num_outputs', low=1, doc='The number of parts.'),
+               Axis('axis', 1, doc='The axis to split.'),
+               Bool('squeeze_axis', False, doc='Drop the split axis (parts of size 1).')]))
+
+
+# ---------------------------------------------------------------------- broadcasting
+def broadcast_to(env, data, shape):
+    """Broadcast to ``shape``; a 0 in ``shape`` keeps that input dimension."""
+    xp = env.xp
+    if len(shape) != data.ndim:
+        raise MXNetError('broadcast_to: shape %s must have %d dimensions like the input %s'
+                         % (tuple(shape), data.ndim, data.shape))
+    target = tuple(d if s == 0 else s for d, s in zip(data.shape, shape))
+    for d, s in zip(data.shape, target):
+        if d != s and d != 1:
+            raise MXNetError('broadcast_to: cannot broadcast %s to %s: only size-1 axes grow'
+                             % (data.shape, target))
+    y = xp.array(xp.broadcast_to(data, target))
+    return y, lambda g: (_unbroadcast(xp, g, data.shape),)
+
+
+add(Op('broadcast_to', broadcast_to, params=[Shape('shape', (), doc='The target shape.')]))
+
+
+def broadcast_axis(env, data, axis, size):
+    """Broadcast the size-1 axes ``axis`` to sizes ``size``."""
+    if len(axis) != len(size):
+        raise MXNetError('broadcast_axis: axis %s and size %s need the same length'
+                         % (tuple(axis), tuple(size)))
+    _check_axes_in_range('broadcast_axis', axis, data.ndim)
+    shape = [0] * data.ndim
+    for a, s in zip(axis, size):
+        if data.shape[a] != 1:
+            raise MXNetError('broadcast_axis: axis %d has size %d; only size-1 axes grow'
+                             % (a, data.shape[a]))
+        shape[a] = s
+    return broadcast_to(env, data, shape)
+
+
+add(Op('broadcast_axis', broadcast_axis, aliases=('broadcast_axes',), params=[
+    Shape('axis', (), doc='The size-1 axes to grow.'),
+    Shape('size', (), doc='Their new sizes.')]))
+
+
+def broadcast_like(env, lhs, rhs, lhs_axes, rhs_axes):
+    """Broadcast ``lhs`` to the shape of ``rhs`` (or only ``lhs_axes`` to ``rhs_axes``)."""
+    if lhs_axes is None:
+        shape = rhs.shape
+    else:
+        if rhs_axes is None or len(lhs_axes) != len(rhs_axes):
+            raise MXNetError('broadcast_like: lhs_axes and rhs_axes need the same length')
+        shape = [0] * lhs.ndim
+        for la, ra in zip(lhs_axes, rhs_axes):
+            shape[la] = rhs.shape[ra]
+    y, backward = broadcast_to(env, lhs, shape)
+    return y, lambda g: backward(g) + (None,)
+
+
+add(Op('broadcast_like', broadcast_like, ('lhs', 'rhs'), same_dtype=False, params=[
+    Shape('lhs_axes', None, optional=True), Shape('rhs_axes', None, optional=True)]))

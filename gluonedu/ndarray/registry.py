@@ -1,0 +1,778 @@
+"""The operator table: each operator declared once, with its inputs, typed parameters and code.
+
+As in MXNet, an operator is a named entry — ``FullyConnected``, ``broadcast_add``,
+``_plus_scalar`` (the names MXNet's symbol JSON uses) — that lists its array inputs, its
+typed parameters and its implementation. The ``mx.nd`` functions are generated from the
+entries, so every argument check lives here, in one place:
+
+* arguments bind as MXNet's generated functions bind them: array inputs first, then the
+  parameters in declared order, then ``out`` and ``name``; an unknown keyword is an
+  ``MXNetError`` that lists the valid ones;
+* each parameter parses a Python value or MXNet's string form (``"(3, 3)"``, ``"True"``,
+  ``"None"``, ``"float32"``) to one canonical value, with MXNet's type, range and choice
+  rules; axis parameters are checked against the input's ``ndim`` and made non-negative;
+* inputs must be NDArrays on one context, of one dtype where the operator says so.
+
+An implementation is ``forward(env, *arrays, **params) -> (result, backward)``: ``arrays``
+are the inputs' NumPy/CuPy arrays, ``env`` gives the array module (``env.xp``), the context
+and the training flag, and ``backward(out_grad) -> input grads`` (or ``None`` where no
+gradient flows). ``docs/operators.md`` explains how to add one.
+"""
+import inspect
+import math
+import re
+
+import numpy as np
+
+from .. import _backend
+from ..base import MXNetError
+from ..context import Context
+from . import _graph
+from .ndarray import NDArray, _move
+
+__all__ = ['Op', 'Param', 'Int', 'Float', 'Bool', 'Shape', 'Axis', 'Axes', 'Enum', 'DType',
+           'Str', 'register', 'get', 'list_ops', 'make_function', 'invoke']
+
+_OPS = {}      # name or alias -> Op
+_ORDER = []    # every Op once, in registration order
+
+
+class _Required:
+    def __repr__(self):
+        return 'REQUIRED'
+
+
+REQUIRED = _Required()
+
+
+class _BadValue(Exception):
+    """A parameter value that does not parse; the Op turns it into an MXNetError."""
+
+
+# ---------------------------------------------------------------------- parameters
+class Param:
+    """One typed parameter of an operator.
+
+    ``parse(value)`` accepts a Python value or MXNet's string form of it and returns the
+    canonical value, or raises ``_BadValue``. ``type_name`` is MXNet's name of the type as
+    its registry prints it ("int", "Shape(tuple)", "{'clip', 'raise', 'wrap'}", ...).
+    """
+    type_name = '?'
+
+    def __init__(self, name, default=REQUIRED, doc=''):
+        self.name = name
+        self.doc = doc
+        self.default = default if default is REQUIRED or default is None \
+            else self.parse(default)
+
+    @property
+    def required(self):
+        return self.default is REQUIRED
+
+    def parse(self, value):
+        raise NotImplementedError
+
+    def format(self, value):
+        """The value as MXNet writes it into a symbol's attributes."""
+        return str(value)
+
+    def describe(self):
+        """``type, optional, default=...`` as in MXNet's generated docs."""
+        if self.required:
+            return '%s, required' % self.type_name
+        return '%s, optional, default=%s' % (self.type_name, self.format(self.default))
+
+
+_INT_TEXT = re.compile(r'\s*[+-]?\d+\s*$')
+_FLOAT_TEXT = re.compile(r'\s*[+-]?(nan|inf(inity)?|(\d+\.?\d*|\.\d+)(e[+-]?\d+)?f?)$', re.I)
+_INT32 = (-2 ** 31, 2 ** 31 - 1)
+_INT64 = (-2 ** 63, 2 ** 63 - 1)
+
+
+def _is_none(value):
+    return value is None or (type(value) is str and value == 'None')
+
+
+def _parse_int(value, bounds):
+    """An int, or text that reads as one: MXNet parses ``str(value)``, so True, 3.0 and
+    '3e0' are refused while np.int64(3) and ' 3' are accepted."""
+    if type(value) is not int:
+        text = str(value)
+        if not _INT_TEXT.match(text):
+            raise _BadValue
+        value = int(text)
+    if not bounds[0] <= value <= bounds[1]:
+        raise _BadValue
+    return value
+
+
+def _parse_float(value):
+    """A float, or text that reads as one (C's strtod: 'inf', 'nan', '1.5f' too)."""
+    if type(value) is float or type(value) is int:
+        return float(value)
+    text = str(value).lstrip()  # as C's strtod: leading blanks only
+    if not _FLOAT_TEXT.match(text):
+        raise _BadValue
+    if text[-1] in 'fF' and not text.lower().endswith('inf'):
+        text = text[:-1]
+    return float(text)
+
+
+def _check_bounds(param, value):
+    low, high = param.low, param.high
+    if (low is not None and value < low) or (high is not None and value > high):
+        if high is None:
+            raise MXNetError('value %s for parameter %s must be >= %s'
+                             % (value, param.name, low))
+        if low is None:
+            raise MXNetError('value %s for parameter %s must be <= %s'
+                             % (value, param.name, high))
+        raise MXNetError('value %s for parameter %s must lie in [%s, %s]'
+                         % (value, param.name, low, high))
+
+
+class Int(Param):
+    """An integer, or its decimal text. 32 bits, or 64 with ``long``."""
+
+    def __init__(self, name, default=REQUIRED, low=None, high=None, optional=False,
+                 long=False, doc=''):
+        self.low, self.high, self.optional = low, high, optional
+        self.bounds = _INT64 if long else _INT32
+        self.type_name = ('long' if long else 'int') + (' or None' if optional else '')
+        super().__init__(name, default, doc)
+
+    def parse(self, value):
+        if self.optional and _is_none(value):
+            return None
+        value = _parse_int(value, self.bounds)
+        if self.low is not None or self.high is not None:
+            _check_bounds(self, value)
+        return value
+
+
+class Float(Param):
+    """A real number, or its text. ``single`` rounds it to float32 as MXNet's ``float``
+    parameters do (its ``double`` ones keep 64 bits)."""
+
+    def __init__(self, name, default=REQUIRED, low=None, high=None, optional=False,
+                 single=False, doc=''):
+        self.low, self.high, self.optional, self.single = low, high, optional, single
+        self.type_name = ('float' if single else 'double') + (' or None' if optional else '')
+        super().__init__(name, default, doc)
+
+    def parse(self, value):
+        if type(value) is float:
+            pass
+        elif self.optional and _is_none(value):
+            return None
+        else:
+            value = _parse_float(value)
+        if self.single and math.isfinite(value):
+            value = float(np.float32(value))
+        if self.low is not None or self.high is not None:
+            _check_bounds(self, value)
+        return value
+
+
+class Bool(Param):
+    """True/False, 1/0, or the text 'true'/'false'/'1'/'0' (any case)."""
+
+    def __init__(self, name, default=REQUIRED, optional=False, doc=''):
+        self.optional = optional
+        self.type_name = 'boolean or None' if optional else 'boolean'
+        super().__init__(name, default, doc)
+
+    def parse(self, value):
+        if type(value) is bool:
+            return value
+        if self.optional and _is_none(value):
+            return None
+        text = str(value).lower()
+        if text in ('true', '1'):
+            return True
+        if text in ('false', '0'):
+            return False
+        raise _BadValue
+
+
+def _parse_shape_text(text, none_items):
+    text = text.strip()
+    if _INT_TEXT.match(text):
+        return (int(text),)
+    if len(text) >= 2 and (text[0], text[-1]) in (('(', ')'), ('[', ']')):
+        body = text[1:-1].strip()
+        if not body:
+            return ()
+        items = [item.strip() for item in body.split(',')]
+        if items[-1] == '':
+            items = items[:-1]
+        dims = []
+        for item in items:
+            if none_items and item == 'None':
+                dims.append(None)
+            elif _INT_TEXT.match(item):
+                dims.append(int(item))
+            else:
+                raise _BadValue
+        return tuple(dims)
+    raise _BadValue
+
+
+def _parse_dims(value, none_items=False):
+    """A tuple of ints (or None where ``none_items``) from an int, a tuple/list, or text."""
+    if type(value) is tuple and all(type(v) is int for v in value):
+        return value
+    if isinstance(value, str):
+        return _parse_shape_text(value, none_items)
+    if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
+        return (int(value),)
+    if isinstance(value, (tuple, list)):
+        dims = []
+        for v in value:
+            if v is None and none_items:
+                dims.append(None)
+            elif isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)):
+                raise _BadValue
+            else:
+                dims.append(int(v))
+        return tuple(dims)
+    raise _BadValue
+
+
+class Shape(Param):
+    """A tuple of integers, e.g. ``(3, 3)``, ``[3, 3]``, ``3`` or the text ``"(3, 3)"``.
+
+    ``None`` (or ``"None"``) is accepted as MXNet's parser accepts it: an unknown shape that
+    the operator itself may refuse. ``none_items`` allows None entries (slice bounds).
+    """
+
+    def __init__(self, name, default=REQUIRED, optional=False, none_items=False, doc=''):
+        self.optional, self.none_items = optional, none_items
+        self.type_name = 'Shape or None' if optional else 'Shape(tuple)'
+        super().__init__(name, default, doc)
+
+    def parse(self, value):
+        if _is_none(value):
+            return None
+        return _parse_dims(value, self.none_items)
+
+    def format(self, value):
+        return 'None' if value is None else str(tuple(value))
+
+
+class Axis(Param):
+    """One axis of the first input: an int in [-ndim - extra, ndim + extra), made
+    non-negative once the input is known (``extra=1`` for ops that insert an axis)."""
+
+    def __init__(self, name, default=REQUIRED, optional=False, extra=0, doc=''):
+        self.optional, self.extra = optional, extra
+        self.type_name = 'int or None' if optional else 'int'
+        super().__init__(name, default, doc)
+
+    def parse(self, value):
+        if self.optional and _is_none(value):
+            return None
+        return _parse_int(value, _INT32)
+
+    def normalize(self, op, value, ndim):
+        if value is None:
+            return None
+        n = ndim + self.extra
+        if not -n <= value < n:
+            raise MXNetError('%s: %s=%d is out of range for an input of %d dimensions: use '
+                             'a value in [%d, %d]' % (op.name, self.name, value, ndim, -n, n - 1))
+        return value + n if value < 0 else value
+
+
+class Axes(Param):
+    """Axes of the first input: None (all), an int, or a tuple of ints; made a sorted tuple
+    of distinct non-negative axes once the input is known."""
+    type_name = 'Shape or None'
+
+    def parse(self, value):
+        if _is_none(value):
+            return None
+        return _parse_dims(value)
+
+    def normalize(self, op, value, ndim):
+        if not value:
+            return value
+        if len(value) == 1 and -ndim <= value[0] < ndim:
+            return (value[0] + ndim if value[0] < 0 else value[0],)
+        axes = []
+        for a in value:
+            if not -ndim <= a < ndim:
+                raise MXNetError('%s: axis %d is out of range for an input of %d dimensions'
+                                 % (op.name, a, ndim))
+            axes.append(a + ndim if a < 0 else a)
+        if len(set(axes)) != len(axes):
+            raise MXNetError('%s: axis %s names an axis twice' % (op.name, tuple(value)))
+        return tuple(sorted(axes))
+
+    def format(self, value):
+        return 'None' if value is None else str(tuple(value))
+
+
+class Enum(Param):
+    """One of a fixed set of strings (``None`` too when ``None`` is among the choices)."""
+
+    def __init__(self, name, choices, default=REQUIRED, doc=''):
+        self.choices = tuple(choices)
+        names = sorted(repr(c) for c in self.choices if c is not None)
+        self.type_name = '{%s}' % ', '.join((['None'] if None in self.choices else []) + names)
+        super().__init__(name, default, doc)
+
+    def parse(self, value):
+        if _is_none(value):
+            if None in self.choices:
+                return None
+            raise _BadValue
+        text = str(value)
+        if text not in self.choices:
+            raise _BadValue
+        return text
+
+
+class DType(Enum):
+    """A dtype among ``choices``: a NumPy dtype, type or name (``np.float32``,
+    ``'float32'``). Python values go through ``numpy.dtype`` first, as MXNet's frontend
+    does: a name NumPy does not know raises NumPy's TypeError, and a Python ``None`` given
+    to a parameter called ``dtype`` means float64 (``np.dtype(None)``), while the text
+    ``'None'`` (a symbol attribute) means None."""
+
+    def parse(self, value):
+        if value is None:
+            value = 'float64' if self.name == 'dtype' else 'None'
+        elif not isinstance(value, str):
+            value = np.dtype(value).name
+        elif value not in self.choices and value != 'None':
+            value = np.dtype(value).name
+        return super().parse(value)
+
+
+class Str(Param):
+    """Free text (e.g. the ``ctx`` of creation operators)."""
+    type_name = 'string'
+
+    def parse(self, value):
+        return str(value)
+
+
+# ---------------------------------------------------------------------- the operator
+class OpEnv:
+    """What an implementation may use besides its arrays: ``xp``, ``ctx``, ``is_train``."""
+    __slots__ = ('ctx', 'xp', 'gpu')
+
+    def __init__(self, ctx):
+        self.ctx = ctx
+        self.xp = _backend.array_module(ctx)
+        self.gpu = ctx.device_type == 'gpu'
+
+    @property
+    def is_train(self):
+        """True inside ``autograd.record()`` / ``train_mode()``."""
+        return _STATE.training
+
+
+_STATE = _graph.STATE
+_ENVS = {}
+
+
+def _env(ctx):
+    key = (ctx.device_typeid, ctx.device_id)
+    env = _ENVS.get(key)
+    if env is None:
+        env = _ENVS[key] = OpEnv(ctx)
+    return env
+
+
+class Op:
+    """One operator of the table.
+
+    name : MXNet's operator name (as in symbol JSON); ``aliases`` are its other names.
+    inputs : the names of its array inputs, in order (a single ``'*data'`` means any
+        number, counted by the ``num_args`` parameter).
+    params : its :class:`Param` declarations, in MXNet's order.
+    forward : ``forward(env, *arrays, **params) -> (result, backward)``.
+    num_outputs : an int, or ``f(params) -> int``.
+    drop_inputs : ``f(params) -> names`` of inputs the params switch off (FullyConnected's
+        ``bias`` with ``no_bias=True``).
+    same_dtype : True (all inputs), or the names of the inputs that must share a dtype.
+    float_only : the inputs must be floating point (MXNet's softmax family).
+    quiet : silence NumPy's divide/invalid warnings (log(0), 0/0 give inf/nan as MXNet).
+    compute_ex : ``compute_ex(inputs, params) -> NDArray`` for non-default storage
+        (row_sparse, csr) inputs; without it such inputs are made dense first.
+    """
+
+    def __init__(self, name, forward, inputs=('data',), params=(), aliases=(), num_outputs=1,
+                 drop_inputs=None, same_dtype=True, float_only=False, quiet=False,
+                 compute_ex=None, doc=None):
+        self.name = name
+        self.forward = forward
+        self.aliases = tuple(aliases)
+        self.variadic = len(inputs) == 1 and inputs[0].startswith('*')
+        self.input_names = (inputs[0][1:],) if self.variadic else tuple(inputs)
+        self.params = {p.name: p for p in params}
+        if self.variadic and 'num_args' not in self.params:
+            raise ValueError('%s: an operator of any number of inputs needs a num_args '
+                             'parameter' % name)
+        self._num_outputs = num_outputs
+        self.drop_inputs = drop_inputs
+        self.same_dtype = same_dtype
+        self.float_only = float_only
+        self.quiet = quiet
+        self.compute_ex = compute_ex
+        self.doc = inspect.cleandoc(doc or forward.__doc__ or '')
+        self.defaults = {p.name: p.default for p in params if not p.required}
+        self.required = tuple(p.name for p in params if p.required)
+        self.axis_params = tuple(p for p in params if isinstance(p, (Axis, Axes)))
+        self._positional = (() if self.variadic else self.input_names) + tuple(self.params)
+        # A call with just its inputs needs no binding: no required params, no optional inputs.
+        self._plain = not (self.variadic or self.required or drop_inputs)
+
+    def __repr__(self):
+        return '<Op %s>' % self.name
+
+    # ---------------------------------------------------------------- introspection
+    def num_outputs(self, params):
+        """How many arrays the operator returns for ``params``."""
+        n = self._num_outputs
+        return n(params) if callable(n) else n
+
+    def list_inputs(self, params):
+        """The names of the array inputs the operator takes for ``params``."""
+        if self.variadic:
+            return tuple('%s%d' % (self.input_names[0], i) for i in range(params['num_args']))
+        dropped = self.drop_inputs(params) if self.drop_inputs is not None else ()
+        if not dropped:
+            return self.input_names
+        return tuple(n for n in self.input_names if n not in dropped)
+
+    def parse_params(self, given):
+        """Complete, validated params from ``{name: value}`` (Python values or MXNet's
+        strings, as a symbol's attributes hold them); unknown names raise MXNetError."""
+        params = dict(self.defaults)
+        for key, value in given.items():
+            param = self.params.get(key)
+            if param is None:
+                raise self._unknown_argument(key)
+            try:
+                params[key] = param.parse(value)
+            except _BadValue:
+                raise self._bad_value(param, value) from None
+        if self.required:
+            for key in self.required:
+                if key not in given:
+                    raise MXNetError('%s: the required parameter %s (%s) is missing'
+                                     % (self.name, key, self.params[key].type_name))
+        return params
+
+    def parse_param(self, name, value):
+        """One parameter's canonical value; MXNetError if it does not parse."""
+        return self._parse(self.params[name], value)
+
+    def format_params(self, params):
+        """``{name: text}`` as MXNet writes a node's attributes (non-defaults only)."""
+        return {k: self.params[k].format(v) for k, v in params.items()
+                if k not in self.defaults or self.defaults[k] != v}
+
+    def _parse(self, param, value):
+        try:
+            return param.parse(value)
+        except _BadValue:
+            raise self._bad_value(param, value) from None
+
+    def _bad_value(self, param, value):
+        return MXNetError('%s: invalid value %r for parameter %s: expected %s'
+                          % (self.name, value, param.name, param.type_name))
+
+    def _unknown_argument(self, key):
+        valid = ', '.join(self.input_names + tuple(self.params) + ('out', 'name'))
+        return MXNetError('%s: unknown argument %r. Its arguments are: %s'
+                          % (self.name, key, valid))
+
+    # ---------------------------------------------------------------- calling
+    def __call__(self, *args, **kwargs):
+        """Call as ``mx.nd.<name>`` is called."""
+        if self._plain and not kwargs and len(args) == len(self.input_names):
+            return self.run(list(args), self.defaults)  # e.g. nd.sqrt(x): nothing to bind
+        inputs, given, out = self._bind(args, kwargs)
+        if self.variadic:
+            given.setdefault('num_args', len(inputs))
+        params = self.parse_params(given) if given or self.required else self.defaults
+        if not self.variadic:
+            inputs = self._active_inputs(inputs, params)
+        elif params['num_args'] != len(inputs):
+            raise MXNetError('%s: num_args=%d but %d arrays were given'
+                             % (self.name, params['num_args'], len(inputs)))
+        return self.run(inputs, params, out)
+
+    def _bind(self, args, kwargs):
+        """Split an nd-style call into (inputs, given params, out), binding positional
+        arguments as MXNet does: inputs, then parameters in order, then out and name."""
+        out = kwargs.pop('out', None)
+        kwargs.pop('name', None)
+        given = {}
+        if self.variadic:
+            for value in args:
+                if not isinstance(value, NDArray):
+                    raise TypeError('%s: positional arguments must be NDArrays, got %s'
+                                    % (self.name, type(value).__name__))
+            for key, value in kwargs.items():
+                if key not in self.params:
+                    raise self._unknown_argument(key)
+                given[key] = value
+            return list(args), given, out
+        positional, n_inputs = self._positional, len(self.input_names)
+        if len(args) > len(positional) + 2:
+            raise TypeError('%s() takes at most %d positional arguments (%d given)'
+                            % (self.name, len(positional) + 2, len(args)))
+        inputs = {}
+        for i, value in enumerate(args):
+            if i < n_inputs:
+                inputs[positional[i]] = value
+            elif i < len(positional):
+                given[positional[i]] = value
+            elif i == len(positional):
+                out = value
+        for key, value in kwargs.items():
+            if key in self.params:
+                target = given
+            elif key in self.input_names:
+                target = inputs
+            else:
+                raise self._unknown_argument(key)
+            if key in target:
+                raise TypeError('%s() got multiple values for argument %r' % (self.name, key))
+            target[key] = value
+        return inputs, given, out
+
+    def _active_inputs(self, bound, params):
+        """The bound inputs, in order, checked against the ones ``params`` call for."""
+        names = self.list_inputs(params)
+        inputs = []
+        for key in names:
+            value = bound.get(key)
+            if value is None:
+                self._check_bound(bound, names)
+            inputs.append(value)
+        if len(bound) > len(names):
+            self._check_bound(bound, names)
+        return inputs
+
+    def _check_bound(self, bound, names):
+        for key in names:
+            if bound.get(key) is None:
+                raise MXNetError('%s: the input %r is missing (this call takes %s)'
+                                 % (self.name, key, ', '.join(names)))
+        for key, value in bound.items():
+            if key not in names and value is not None:
+                raise MXNetError('%s: the input %r is not used with these parameters '
+                                 '(this call takes %s)' % (self.name, key, ', '.join(names)))
+
+    def run(self, inputs, params, out=None):
+        """Run on NDArray ``inputs`` (in :meth:`list_inputs` order) with complete ``params``
+        (from :meth:`parse_params`, left unchanged); the entry point a symbol executor
+        calls."""
+        env = self._check_inputs(inputs, params)
+        if self.compute_ex is not None and any(x.stype != 'default' for x in inputs):
+            return _write_out(self, self.compute_ex(inputs, params), out)
+        arrays = [x._data if type(x) is NDArray or x.stype == 'default'
+                  else x.tostype('default')._data for x in inputs]
+        for param in self.axis_params:
+            value = params[param.name]
+            if value:  # None, () and axis 0 need no checking
+                if params is self.defaults:
+                    params = dict(params)
+                params[param.name] = param.normalize(self, value, arrays[0].ndim)
+        if env.gpu:
+            with _backend.device_scope(env.ctx):
+                result, backward = self._forward(env, arrays, params)
+        else:
+            result, backward = self._forward(env, arrays, params)
+        if type(result) is list or type(result) is tuple:
+            output = self._wrap_outputs(result, backward, inputs, env.ctx)
+        else:
+            output = NDArray(result, env.ctx)
+            if backward is not None and _STATE.recording:
+                _graph.record(output, inputs, backward, self.name)
+        return output if out is None else _write_out(self, output, out)
+
+    def _forward(self, env, arrays, params):
+        if self.quiet:  # as MXNet: log(0) is -inf, 0/0 is nan, without NumPy's warnings
+            with np.errstate(divide='ignore', invalid='ignore'):
+                return self.forward(env, *arrays, **params)
+        return self.forward(env, *arrays, **params)
+
+    def _wrap_outputs(self, results, backward, inputs, ctx):
+        """NDArrays of a multi-output result; ``backward(out_grads)`` gets None for the
+        outputs that receive no gradient. A single output is returned as itself."""
+        outputs = [NDArray(y, ctx) for y in results]
+        if len(outputs) == 1:
+            outputs = outputs[0]
+            if backward is not None:
+                _graph.record(outputs, inputs, lambda g: backward([g]), self.name)
+            return outputs
+        if backward is not None:
+            for i, y in enumerate(outputs):
+                def backward_i(g, i=i):
+                    grads = [None] * len(outputs)
+                    grads[i] = g
+                    return backward(grads)
+                _graph.record(y, inputs, backward_i, self.name)
+        return outputs
+
+    def _check_inputs(self, inputs, params):
+        """The :class:`OpEnv` of ``inputs`` after checking their types, context, dtypes."""
+        if not inputs:
+            return _env(_ctx_param(params.get('ctx')))
+        ctx = None
+        for x in inputs:
+            if not isinstance(x, NDArray):
+                raise TypeError('%s: array inputs must be NDArrays, got %s; convert with '
+                                'mx.nd.array(...)' % (self.name, type(x).__name__))
+            if ctx is None:
+                ctx = x._ctx
+            elif x._ctx is not ctx and x._ctx != ctx:
+                raise MXNetError('%s: inputs live on different contexts (%s and %s). Move one '
+                                 'with .as_in_context(%s) first.'
+                                 % (self.name, ctx, x._ctx, ctx))
+        if self.same_dtype and len(inputs) > 1:
+            self._check_dtypes(inputs, params)
+        if self.float_only:
+            for x in inputs:
+                if x._data.dtype.kind != 'f':
+                    raise MXNetError('%s supports floating-point inputs only, got %s; convert '
+                                     'with .astype(\'float32\')' % (self.name, x.dtype.__name__))
+        return _env(ctx)
+
+    def _check_dtypes(self, inputs, params):
+        if self.same_dtype is True:
+            checked = inputs
+        else:
+            names = self.list_inputs(params)
+            checked = [x for n, x in zip(names, inputs) if n in self.same_dtype]
+        dtype = checked[0]._data.dtype
+        for x in checked[1:]:
+            if x._data.dtype != dtype:
+                raise MXNetError('%s: inputs have different dtypes (%s and %s). Convert one '
+                                 'with .astype(\'%s\') first.'
+                                 % (self.name, dtype, x._data.dtype, dtype))
+
+
+def _ctx_param(text):
+    """The Context named by a creation operator's ``ctx`` text ('' is the current one)."""
+    from ..context import current_context
+    if text is None or text == '':
+        return current_context()
+    if isinstance(text, Context):
+        return text
+    name, _, rest = str(text).partition('(')
+    if name not in ('cpu', 'gpu', 'cpu_pinned') or not re.fullmatch(r'\d*\)?', rest):
+        raise MXNetError('invalid context %r: use e.g. mx.cpu(0) or "gpu(0)"' % (text,))
+    return Context(name, int(rest.rstrip(')') or 0))
+
+
+def _write_out(op, result, out):
+    """Honour ``out=``: MXNet writes the result into ``out``, which must have its shape and
+    dtype, and returns ``out``."""
+    if out is None:
+        return result
+    if isinstance(result, list):
+        if not isinstance(out, (list, tuple)) or len(out) != len(result):
+            raise MXNetError('%s returns %d arrays: out= must be a list of %d NDArrays'
+                             % (op.name, len(result), len(result)))
+        return [_write_out(op, r, o) for r, o in zip(result, out)]
+    if not isinstance(out, NDArray):
+        raise TypeError('%s: out= must be an NDArray, got %s' % (op.name, type(out).__name__))
+    if out.shape != result.shape or out.dtype != result.dtype:
+        raise MXNetError('%s: out= has shape %s and dtype %s, but the result has shape %s and '
+                         'dtype %s' % (op.name, out.shape, out.dtype.__name__, result.shape,
+                                       result.dtype.__name__))
+    if result._node is None and not _graph.STATE.recording and out.stype == 'default':
+        out._data[...] = _move(result._data, result._ctx, out._ctx, copy=False)
+    else:
+        out._assign(result)
+    return out
+
+
+# ---------------------------------------------------------------------- the table
+def register(name, inputs=('data',), params=(), aliases=(), **options):
+    """Decorator: declare ``forward`` as the operator ``name`` (see :class:`Op`)."""
+    def decorate(forward):
+        add(Op(name, forward, inputs, params, aliases, **options))
+        return forward
+    return decorate
+
+
+def add(op):
+    """Put ``op`` in the table under its name and aliases; returns it."""
+    for key in (op.name,) + op.aliases:
+        if key in _OPS:
+            raise ValueError('operator name %r is already registered (by %s)'
+                             % (key, _OPS[key].name))
+    for key in (op.name,) + op.aliases:
+        _OPS[key] = op
+    _ORDER.append(op)
+    return op
+
+
+def get(name):
+    """The Op registered as ``name`` (its name or an alias); MXNetError if none."""
+    op = _OPS.get(name)
+    if op is None:
+        raise MXNetError('operator %r is not registered in gluonedu' % (name,))
+    return op
+
+
+def list_ops():
+    """Every registered Op once, in registration order."""
+    return list(_ORDER)
+
+
+def invoke(name, *args, **kwargs):
+    """Call the operator ``name`` as its ``mx.nd`` function would be called."""
+    return get(name)(*args, **kwargs)
+
+
+def make_function(op, name):
+    """The ``mx.nd.<name>`` function of ``op``: its signature and docs from the table."""
+    def function(*args, **kwargs):
+        return op(*args, **kwargs)
+    function.__name__ = function.__qualname__ = name
+    function.__doc__ = _docstring(op)
+    function.__signature__ = _signature(op)
+    function.__module__ = 'gluonedu.ndarray'
+    function.op = op
+    return function
+
+
+def _signature(op):
+    kind = inspect.Parameter
+    if op.variadic:
+        items = [kind(op.input_names[0], kind.VAR_POSITIONAL)]
+    else:
+        items = [kind(n, kind.POSITIONAL_OR_KEYWORD, default=None) for n in op.input_names]
+    style = kind.KEYWORD_ONLY if op.variadic else kind.POSITIONAL_OR_KEYWORD
+    for p in op.params.values():
+        if op.variadic and p.name == 'num_args':
+            continue
+        items.append(kind(p.name, style, default=None if p.required else p.default))
+    items += [kind('out', style, default=None), kind('name', style, default=None)]
+    return inspect.Signature(items)
+
+
+def _docstring(op):
+    lines = [op.doc, '', 'Parameters', '----------']
+    for n in op.input_names:
+        lines.append('%s : NDArray%s' % (n, ' (any number)' if op.variadic else ''))
+    for p in op.params.values():
+        lines.append('%s : %s' % (p.name, p.describe()))
+        if p.doc:
+            lines.append('    ' + p.doc)
+    lines.append('out : NDArray, optional')
+    lines.append('    Where to write the result (its shape and dtype must match).')
+    lines.append('')
+    lines.append('MXNet operator: ``%s``%s.' % (
+        op.name, (' (also ' + ', '.join(op.aliases) + ')') if op.aliases else ''))
+    return '\n'.join(lines)
