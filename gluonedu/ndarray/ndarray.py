@@ -11,6 +11,8 @@ context it lives on. As in MXNet 1.x:
 * arrays are mutable: ``x[:] = y``, ``x += y`` and ``out=`` write in place.
 """
 import numbers
+import operator
+import warnings
 
 import numpy as np
 
@@ -231,7 +233,7 @@ class NDArray:
         from . import sparse  # sparse builds on this module
         _check_grad_req(grad_req)
         if stype in (None, 'default'):
-            grad = zeros(self.shape, ctx=self._ctx, dtype=self._data.dtype)
+            grad = _filled(0, self.shape, self._ctx, self._data.dtype)
         else:
             grad = sparse.zeros(stype, self.shape, ctx=self._ctx, dtype=self._data.dtype)
         _mark_variable(self, grad, grad_req)
@@ -564,11 +566,17 @@ def from_numpy(data, ctx=None):
                                 else data, copy=True), ctx)
 
 
+#: The dtypes an NDArray can hold, as MXNet 1.9.1 (bfloat16 aside: NumPy has none).
+_DTYPES = frozenset(np.dtype(t) for t in ('float16', 'float32', 'float64', 'uint8', 'int8',
+                                          'int32', 'int64', 'bool'))
+
+
 def array(source_array, ctx=None, dtype=None):
     """An NDArray holding a copy of ``source_array`` (list, NumPy array or NDArray).
 
     As MXNet 1.x, the dtype is float32 unless given, except that an NDArray source keeps
-    its dtype.
+    its dtype. NumPy arrays of Python objects convert when the objects are numbers (what
+    pandas' ``.values`` gives for mixed numeric columns).
     """
     if isinstance(source_array, NDArray):
         if source_array.stype != 'default':
@@ -576,72 +584,83 @@ def array(source_array, ctx=None, dtype=None):
         if dtype is None:
             dtype = source_array._data.dtype
         host = _backend.to_host(source_array._data)
+    elif isinstance(source_array, np.ndarray) or (hasattr(source_array, 'get')
+                                                   and hasattr(source_array, 'dtype')):
+        host = _backend.to_host(source_array)
     else:
         try:
-            host = np.asarray(_backend.to_host(source_array) if hasattr(source_array, 'get')
-                              and not isinstance(source_array, dict) else source_array)
-        except ValueError as err:
-            raise ValueError("cannot make an NDArray from this input: %s" % err) from None
-        if host.dtype == object:
-            raise TypeError("cannot make an NDArray from %r: give numbers, nested lists of "
-                            "numbers of equal length, or a NumPy array" % (type(source_array),))
+            host = np.array(source_array, dtype=normalize_dtype(dtype))
+        except (ValueError, TypeError):
+            raise TypeError("cannot make an NDArray from %r: give a number, nested lists of "
+                            "numbers of equal length, or a NumPy array"
+                            % (type(source_array).__name__,)) from None
     dtype = normalize_dtype(dtype)
+    if dtype not in _DTYPES:
+        raise TypeError("NDArrays cannot hold %s: use one of %s"
+                        % (dtype, ', '.join(sorted(str(d) for d in _DTYPES))))
     return from_numpy(host.astype(dtype, copy=False), ctx)
 
 
-def _shape_tuple(shape):
-    if isinstance(shape, numbers.Integral):
-        return (int(shape),)
-    shape = tuple(int(n) for n in shape)
-    if any(n < 0 for n in shape):
-        raise ValueError("shape %s has a negative dimension" % (shape,))
-    return shape
-
-
-def _filled(fill, shape, ctx, dtype, stype):
-    if stype not in (None, 'default'):
-        if fill != 0:
-            raise ValueError("only zeros can be created with stype=%r" % (stype,))
-        from . import sparse
-        return sparse.zeros(stype, shape, ctx=ctx, dtype=dtype)
+def _filled(fill, shape, ctx, dtype):
+    """An array of ``shape`` filled with ``fill``, for gluonedu's own use (no checks)."""
     ctx = _as_ctx(ctx)
     xp = _backend.array_module(ctx)
     with _backend.device_scope(ctx):
-        return NDArray(xp.full(_shape_tuple(shape), fill, dtype=normalize_dtype(dtype)), ctx)
+        return NDArray(xp.full(shape, fill, dtype=normalize_dtype(dtype)), ctx)
+
+
+def _create(name, shape, ctx, dtype, **kwargs):
+    """Call the creation operator ``name`` as MXNet's zeros/ones do."""
+    return _ops.registry.invoke(name, shape=shape, ctx=_as_ctx(ctx),
+                                dtype=np.float32 if dtype is None else dtype, **kwargs)
 
 
 def zeros(shape, ctx=None, dtype=None, stype=None, **kwargs):
-    """An array of zeros. ``stype='row_sparse'`` gives an empty row-sparse array."""
-    return _filled(0, shape, ctx, dtype, stype)
+    """An array of zeros (float32 unless ``dtype``). ``stype='row_sparse'`` gives an empty
+    row-sparse array."""
+    if stype not in (None, 'default'):
+        from . import sparse
+        return sparse.zeros(stype, shape, ctx=ctx, dtype=dtype, **kwargs)
+    return _create('_zeros', shape, ctx, dtype, **kwargs)
 
 
-def ones(shape, ctx=None, dtype=None, stype=None, **kwargs):
-    """An array of ones."""
-    return _filled(1, shape, ctx, dtype, stype)
+def ones(shape, ctx=None, dtype=None, **kwargs):
+    """An array of ones (float32 unless ``dtype``)."""
+    return _create('_ones', shape, ctx, dtype, **kwargs)
+
+
+def _host_shape(shape):
+    """``shape`` as a tuple of non-negative ints, checked as Python's int conversion does."""
+    dims = (shape,) if isinstance(shape, numbers.Integral) else tuple(shape)
+    dims = tuple(operator.index(n) for n in dims)  # TypeError for 2.5, as MXNet
+    if any(n < 0 for n in dims):
+        raise ValueError("shape %s has a negative dimension" % (dims,))
+    return dims
 
 
 def empty(shape, ctx=None, dtype=None, stype=None):
     """An array with unspecified values (zeros here, for reproducibility)."""
-    return _filled(0, shape, ctx, dtype, stype)
+    if stype not in (None, 'default'):
+        from . import sparse
+        return sparse.zeros(stype, shape, ctx=ctx, dtype=dtype)
+    return _filled(0, _host_shape(shape), ctx, dtype)
 
 
-def full(shape, val, ctx=None, dtype=None, out=None):
-    """An array filled with ``val``; with ``out``, fills ``out`` in place."""
-    if out is not None:
-        out[:] = val
-        return out
-    return _filled(val, shape, ctx, dtype, None)
+def full(shape, val, ctx=None, dtype=np.float32, out=None):
+    """An array filled with ``val`` (a number or an NDArray broadcast into it); with
+    ``out``, fills ``out`` in place."""
+    out = empty(shape, ctx, dtype) if out is None else out
+    out[:] = val
+    return out
 
 
-def arange(start, stop=None, step=1.0, repeat=1, infer_range=None, ctx=None, dtype=None):
-    """Evenly spaced values in [start, stop), each repeated ``repeat`` times."""
-    if stop is None:
-        start, stop = 0, start
-    dtype = normalize_dtype(dtype)
-    host = np.arange(start, stop, step, dtype=np.float64)
-    if repeat > 1:
-        host = np.repeat(host, int(repeat))
-    return from_numpy(host.astype(dtype), ctx)
+def arange(start, stop=None, step=1.0, repeat=1, infer_range=None, ctx=None, dtype=np.float32):
+    """Evenly spaced values in [start, stop) (or [0, start)), each repeated ``repeat``
+    times."""
+    if infer_range is not None:
+        warnings.warn('arange: infer_range is deprecated and ignored', DeprecationWarning)
+    return _ops.registry.invoke('_arange', start=start, stop=stop, step=step, repeat=repeat,
+                                ctx=_as_ctx(ctx), dtype=dtype)
 
 
 def waitall():

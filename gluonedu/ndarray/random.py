@@ -9,7 +9,7 @@ import numpy as np
 
 from .. import _backend
 from ..base import normalize_dtype
-from .ndarray import NDArray, _as_ctx, _shape_tuple
+from .ndarray import NDArray, _as_ctx, _host_shape
 
 __all__ = ['seed', 'uniform', 'normal', 'randn', 'randint', 'shuffle', 'random_state']
 
@@ -51,7 +51,7 @@ def _sample(draw, shape, dtype, ctx, out):
     if out is not None:
         shape, dtype, ctx = out.shape, out.dtype, out.ctx
     ctx = _as_ctx(ctx)
-    shape = (1,) if shape is None else _shape_tuple(shape)
+    shape = (1,) if shape is None else _host_shape(shape)
     with _backend.device_scope(ctx):
         values = draw(random_state(ctx), shape).astype(normalize_dtype(dtype))
     result = NDArray(values, ctx)

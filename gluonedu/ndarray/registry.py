@@ -31,7 +31,8 @@ from . import _graph
 from .ndarray import NDArray, _move
 
 __all__ = ['Op', 'Param', 'Int', 'Float', 'Bool', 'Shape', 'Axis', 'Axes', 'Enum', 'DType',
-           'Str', 'register', 'get', 'list_ops', 'make_function', 'invoke']
+           'Str', 'register', 'add', 'get', 'list_ops', 'make_function', 'invoke',
+           'numpy_dtype']
 
 _OPS = {}      # name or alias -> Op
 _ORDER = []    # every Op once, in registration order
@@ -348,6 +349,14 @@ class DType(Enum):
         elif value not in self.choices and value != 'None':
             value = np.dtype(value).name
         return super().parse(value)
+
+
+def numpy_dtype(name):
+    """The NumPy dtype of a dtype parameter's value (MXNetError for 'bfloat16')."""
+    if name == 'bfloat16':
+        raise MXNetError('bfloat16 is not supported by gluonedu (NumPy has no such type); use '
+                         'float16 or float32')
+    return np.dtype(name)
 
 
 class Str(Param):

@@ -26,7 +26,10 @@ def _sliced(env, op, data, key):
 
 
 def slice_(env, data, begin, end, step):
-    """``data[begin:end:step]`` per axis; ``None`` entries mean the whole axis."""
+    """``data[begin:end:step]`` per axis; ``None`` entries mean the whole axis.
+
+    As MXNet, a begin outside the axis is an error while an end past it is clipped.
+    """
     if len(begin) != len(end) or (step and len(step) != len(begin)):
         raise MXNetError('slice: begin %s, end %s and step %s need the same length'
                          % (tuple(begin), tuple(end), tuple(step)))
@@ -34,8 +37,12 @@ def slice_(env, data, begin, end, step):
         raise MXNetError('slice: %d bounds for an input of %d dimensions'
                          % (len(begin), data.ndim))
     step = step or (None,) * len(begin)
-    if any(s == 0 for s in step):
-        raise MXNetError('slice: step cannot be 0')
+    for axis, (b, s) in enumerate(zip(begin, step)):
+        if s == 0:
+            raise MXNetError('slice: the step of axis %d cannot be 0' % axis)
+        n = data.shape[axis]
+        if b is not None and not -n <= b < n:
+            raise MXNetError('slice: begin %d is outside axis %d of size %d' % (b, axis, n))
     return _sliced(env, 'slice', data, tuple(slice(b, e, s) for b, e, s in zip(begin, end, step)))
 
 
@@ -46,9 +53,17 @@ add(Op('slice', slice_, aliases=('crop',), params=[
 
 
 def slice_axis(env, data, axis, begin, end):
-    """``data`` restricted to [begin, end) along ``axis`` (``end=None``: to the end)."""
+    """``data`` restricted to [begin, end) along ``axis`` (``end=None``: to the end;
+    negative bounds count from the end). The range must lie inside the axis and not be
+    empty, as MXNet checks."""
+    n = data.shape[axis]
+    start = begin + n if begin < 0 else begin
+    stop = n if end is None else end + n if end < 0 else end
+    if not 0 <= start < stop <= n:
+        raise MXNetError('slice_axis: [%s, %s) is not a non-empty range of axis %d (size %d)'
+                         % (begin, end, axis, n))
     key = [slice(None)] * data.ndim
-    key[axis] = slice(begin, end)
+    key[axis] = slice(start, stop)
     return _sliced(env, 'slice_axis', data, tuple(key))
 
 

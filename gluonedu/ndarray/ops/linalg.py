@@ -44,22 +44,23 @@ add(Op('dot', dot, ('lhs', 'rhs'), params=_PRODUCT_PARAMS))
 
 
 def batch_dot(env, lhs, rhs, transpose_a, transpose_b, forward_stype):
-    """Batched matrix product of (B, n, k) and (B, k, m) arrays -> (B, n, m)."""
-    if lhs.ndim != 3 or rhs.ndim != 3:
-        raise MXNetError('batch_dot needs 3-D inputs, got shapes %s and %s'
-                         % (lhs.shape, rhs.shape))
-    a = lhs.swapaxes(1, 2) if transpose_a else lhs
-    b = rhs.swapaxes(1, 2) if transpose_b else rhs
-    if a.shape[0] != b.shape[0] or a.shape[2] != b.shape[1]:
-        raise MXNetError('batch_dot: shapes %s and %s are not aligned (after transposes)'
-                         % (lhs.shape, rhs.shape))
+    """Batched matrix product: (..., n, k) by (..., k, m) -> (..., n, m), the leading
+    (batch) axes equal, at least one of them."""
+    if lhs.ndim < 3 or lhs.ndim != rhs.ndim:
+        raise MXNetError('batch_dot needs two inputs of the same number of dimensions, at '
+                         'least 3, got shapes %s and %s' % (lhs.shape, rhs.shape))
+    a = lhs.swapaxes(-1, -2) if transpose_a else lhs
+    b = rhs.swapaxes(-1, -2) if transpose_b else rhs
+    if a.shape[:-2] != b.shape[:-2] or a.shape[-1] != b.shape[-2]:
+        raise MXNetError('batch_dot: shapes %s and %s are not aligned (transpose_a=%s, '
+                         'transpose_b=%s)' % (lhs.shape, rhs.shape, transpose_a, transpose_b))
     y = a @ b
 
     def backward(g):
-        ga = g @ b.swapaxes(1, 2)
-        gb = a.swapaxes(1, 2) @ g
-        return ((ga.swapaxes(1, 2) if transpose_a else ga),
-                (gb.swapaxes(1, 2) if transpose_b else gb))
+        ga = g @ b.swapaxes(-1, -2)
+        gb = a.swapaxes(-1, -2) @ g
+        return ((ga.swapaxes(-1, -2) if transpose_a else ga),
+                (gb.swapaxes(-1, -2) if transpose_b else gb))
     return y, backward
 
 

@@ -107,6 +107,11 @@ def _softmax_params():
             Bool('use_length', False, optional=True, doc='Not supported by gluonedu.')]
 
 
+def _as_dtype(y, dtype):
+    """As MXNet: computed in the input's dtype, then given the requested one."""
+    return y if dtype is None else y.astype(dtype, copy=False)
+
+
 def _check_softmax_options(name, use_length):
     if use_length:
         raise MXNetError('%s: use_length=True is not supported by gluonedu' % name)
@@ -117,14 +122,13 @@ def softmax(env, data, length=None, *, axis, temperature, dtype, use_length):
     _check_softmax_options('softmax', use_length)
     xp, t = env.xp, 1.0 if temperature is None else temperature
     z = data / data.dtype.type(t) if t != 1.0 else data
-    if dtype is not None:
-        z = z.astype(dtype)
     e = xp.exp(z - z.max(axis=axis, keepdims=True))
     y = e / e.sum(axis=axis, keepdims=True)
 
     def backward(g):
-        return ((y * (g - (g * y).sum(axis=axis, keepdims=True)) / t).astype(data.dtype),)
-    return y, backward
+        g = g.astype(data.dtype, copy=False)
+        return (y * (g - (g * y).sum(axis=axis, keepdims=True)) / data.dtype.type(t),)
+    return _as_dtype(y, dtype), backward
 
 
 add(Op('softmax', softmax, ('data', 'length'), float_only=True, quiet=True,
@@ -136,14 +140,13 @@ def log_softmax(env, data, axis, temperature, dtype, use_length):
     _check_softmax_options('log_softmax', use_length)
     xp, t = env.xp, 1.0 if temperature is None else temperature
     z = data / data.dtype.type(t) if t != 1.0 else data
-    if dtype is not None:
-        z = z.astype(dtype)
     shifted = z - z.max(axis=axis, keepdims=True)
     y = shifted - xp.log(xp.exp(shifted).sum(axis=axis, keepdims=True))
 
     def backward(g):
-        return (((g - xp.exp(y) * g.sum(axis=axis, keepdims=True)) / t).astype(data.dtype),)
-    return y, backward
+        g = g.astype(data.dtype, copy=False)
+        return ((g - xp.exp(y) * g.sum(axis=axis, keepdims=True)) / data.dtype.type(t),)
+    return _as_dtype(y, dtype), backward
 
 
 add(Op('log_softmax', log_softmax, float_only=True, quiet=True, params=_softmax_params()))

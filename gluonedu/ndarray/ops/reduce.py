@@ -94,10 +94,11 @@ def norm(env, data, ord, axis, out_dtype, keepdims):
     """The L2 (``ord=2``) or L1 (``ord=1``) norm over ``axis`` (all elements if None)."""
     if ord not in _NORMS:
         raise MXNetError('norm: ord must be 1 or 2, got %d' % ord)
-    y, backward = _NORMS[ord](env, data, axis, keepdims, False)
-    if out_dtype is not None and y.dtype != np.dtype(out_dtype):
-        y = y.astype(out_dtype)
-    return y, backward
+    if out_dtype is not None and np.dtype(out_dtype) != data.dtype:
+        raise MXNetError('norm: out_dtype=%s differs from the input\'s %s; MXNet 1.9.1 only '
+                         'computes norms in the input\'s dtype (cast the input instead)'
+                         % (out_dtype, data.dtype))
+    return _NORMS[ord](env, data, axis, keepdims, False)
 
 
 add(Op('norm', norm, quiet=True, params=[
