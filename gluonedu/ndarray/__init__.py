@@ -6,10 +6,5 @@ from . import sparse, random, registry, _internal  # noqa: F401
 from .sparse import RowSparseNDArray
 from .io import save, load
 
-# MXNet's flat aliases of the random samplers.
-random_uniform = random.uniform
-random_normal = random.normal
-random_randint = random.randint
-
 __all__ = ['NDArray', 'RowSparseNDArray', 'array', 'empty', 'zeros', 'ones', 'full', 'arange',
            'waitall', 'from_numpy', 'sparse', 'random', 'save', 'load'] + list(_ops_all)

@@ -509,6 +509,9 @@ def _fit_value(src, target_shape):
     """Broadcast a value into a slice's shape, allowing MXNet's size-1 leftovers."""
     if tuple(src.shape) == tuple(target_shape):
         return src
+    if src.ndim > len(target_shape) and src.size == int(np.prod(target_shape)):
+        # e.g. c[i] = a[i] + b[i]: a one-element array into one element
+        return src.reshape(target_shape)
     try:
         np.broadcast_shapes(src.shape, target_shape)
         return src

@@ -324,14 +324,12 @@ class Enum(Param):
         super().__init__(name, default, doc)
 
     def parse(self, value):
-        if _is_none(value):
-            if None in self.choices:
-                return None
-            raise _BadValue
-        text = str(value)
-        if text not in self.choices:
-            raise _BadValue
-        return text
+        text = str(value)  # as MXNet's parser: None is the text 'None'
+        if text in self.choices:
+            return text
+        if text == 'None' and None in self.choices:
+            return None
+        raise _BadValue
 
 
 class DType(Enum):
@@ -411,11 +409,13 @@ class Op:
     quiet : silence NumPy's divide/invalid warnings (log(0), 0/0 give inf/nan as MXNet).
     compute_ex : ``compute_ex(inputs, params) -> NDArray`` for non-default storage
         (row_sparse, csr) inputs; without it such inputs are made dense first.
+    from_out : a ``shape`` or ``dtype`` left unset ('None') is that of ``out=`` (the
+        samplers).
     """
 
     def __init__(self, name, forward, inputs=('data',), params=(), aliases=(), num_outputs=1,
                  drop_inputs=None, same_dtype=True, float_only=False, quiet=False,
-                 compute_ex=None, doc=None):
+                 compute_ex=None, from_out=False, doc=None):
         self.name = name
         self.forward = forward
         self.aliases = tuple(aliases)
@@ -431,6 +431,7 @@ class Op:
         self.float_only = float_only
         self.quiet = quiet
         self.compute_ex = compute_ex
+        self.from_out = from_out
         self.doc = inspect.cleandoc(doc or forward.__doc__ or '')
         self.defaults = {p.name: p.default for p in params if not p.required}
         self.required = tuple(p.name for p in params if p.required)
@@ -514,7 +515,18 @@ class Op:
         elif params['num_args'] != len(inputs):
             raise MXNetError('%s: num_args=%d but %d arrays were given'
                              % (self.name, params['num_args'], len(inputs)))
+        if self.from_out and isinstance(out, NDArray):
+            params = self._params_from_out(params, out)
         return self.run(inputs, params, out)
+
+    def _params_from_out(self, params, out):
+        """As MXNet's samplers infer them: an unset shape/dtype is out='s."""
+        params = dict(params)
+        if 'shape' in params and params['shape'] is None:
+            params['shape'] = out.shape
+        if params.get('dtype') == 'None':
+            params['dtype'] = np.dtype(out.dtype).name
+        return params
 
     def _bind(self, args, kwargs):
         """Split an nd-style call into (inputs, given params, out), binding positional

@@ -17,6 +17,11 @@ from gluonedu.ndarray import registry
 
 ORACLE_SCRIPT = REPO / 'tests' / 'parity' / 'oracle_registry_mxnet.py'
 OPS = registry.list_ops()
+#: Where MXNet 1.9.1's registry text is wrong about the operator it runs.
+REGISTRY_QUIRKS = {
+    '_linspace': "its registry text lists _arange's parameters (step, repeat, infer_range); "
+                 "the operator parses start, stop, num, endpoint, ctx, dtype",
+}
 _ARG_TEXT = re.compile(r"^(?P<type>\{.*\}|.+?),\s*(?P<kind>optional|required)"
                        r"(?:,\s*default=(?P<default>.*))?$")
 
@@ -78,5 +83,7 @@ def test_operator_is_declared_as_in_mxnet(op, mxnet_registry):
         alias_entry = mxnet_registry.get(alias)
         assert alias_entry is not None and alias_entry['name'] == op.name, \
             'alias %s: MXNet resolves it to %s' % (alias, alias_entry and alias_entry['name'])
+    if op.name in REGISTRY_QUIRKS:
+        return
     problems = _differences(op, entry)
     assert not problems, '%s differs from MXNet 1.9.1:\n  %s' % (op.name, '\n  '.join(problems))

@@ -7,8 +7,11 @@ pick a ``broadcast_*`` or ``*_scalar`` operator by their operands' types. Names 
 with ``_`` (``_plus_scalar``, ``_zeros``) live in :mod:`gluonedu.ndarray._internal`.
 """
 from .. import registry
-from . import binary, elemwise, indexing, init, linalg, nn, reduce, shape  # noqa: F401
+from . import (binary, elemwise, indexing, init, linalg, nn, reduce,  # noqa: F401 (register)
+               sampling, shape, sorting)
 from .binary import *  # noqa: F401,F403 (the Python-level arithmetic helpers)
+from .functions import *  # noqa: F401,F403 (eye, linspace, concatenate, moveaxis, split_v2)
+from . import functions
 
 
 def _operator_functions(public):
@@ -23,4 +26,4 @@ def _operator_functions(public):
 _FUNCTIONS = _operator_functions(public=True)
 globals().update(_FUNCTIONS)
 
-__all__ = sorted(set(_FUNCTIONS) | set(binary.__all__))
+__all__ = sorted(set(_FUNCTIONS) | set(binary.__all__) | set(functions.__all__))

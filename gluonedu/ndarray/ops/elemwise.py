@@ -10,6 +10,17 @@ import numpy as np
 from ..registry import DType, Enum, Float, Op, add
 
 _LN2, _LN10 = np.log(2.0), np.log(10.0)
+_DEGREES = 180.0 / np.pi
+_SQRT_PI = np.sqrt(np.pi)
+
+
+def special(xp):
+    """SciPy's special functions for ``xp``'s arrays (CuPy's on a GPU)."""
+    if xp is np:
+        import scipy.special
+        return scipy.special
+    import cupyx.scipy.special
+    return cupyx.scipy.special
 
 
 def _zero_grad(xp, x, y, g):
@@ -32,6 +43,12 @@ def _softrelu_grad(xp, x, y, g):
 
 def _round_half_away(xp, x):
     return xp.sign(x) * xp.floor(xp.abs(x) + 0.5)
+
+
+def _round_half_down(xp, x):
+    # MXNet's rint: the nearer integer, the lower one at a tie (-2.5 -> -3, 2.5 -> 2).
+    low, high = xp.floor(x), xp.ceil(x)
+    return xp.where(x - low <= high - x, low, high)
 
 
 #: name: (forward, grad, doc, quiet) — the formulas Activation and the operators share.
@@ -79,6 +96,47 @@ FORMULAS = {
                  'x / (1 + |x|); gradient 1 / (1 + |x|)².', False),
     'softrelu': (_softrelu, _softrelu_grad, 'ln(1 + eˣ), computed stably; gradient sigmoid(x).',
                  True),
+    'tan': (lambda xp, x: xp.tan(x), lambda xp, x, y, g: g * (1 + y * y),
+            'tan x; gradient 1 + tan² x.', True),
+    'arcsin': (lambda xp, x: xp.arcsin(x), lambda xp, x, y, g: g / xp.sqrt(1 - x * x),
+               'arcsin x (x in [-1, 1]); gradient 1/√(1 - x²).', True),
+    'arccos': (lambda xp, x: xp.arccos(x), lambda xp, x, y, g: -g / xp.sqrt(1 - x * x),
+               'arccos x (x in [-1, 1]); gradient -1/√(1 - x²).', True),
+    'arctan': (lambda xp, x: xp.arctan(x), lambda xp, x, y, g: g / (1 + x * x),
+               'arctan x; gradient 1/(1 + x²).', False),
+    'sinh': (lambda xp, x: xp.sinh(x), lambda xp, x, y, g: g * xp.cosh(x),
+             'sinh x; gradient cosh x.', False),
+    'cosh': (lambda xp, x: xp.cosh(x), lambda xp, x, y, g: g * xp.sinh(x),
+             'cosh x; gradient sinh x.', False),
+    'arcsinh': (lambda xp, x: xp.arcsinh(x), lambda xp, x, y, g: g / xp.sqrt(x * x + 1),
+                'arcsinh x; gradient 1/√(x² + 1).', False),
+    'arccosh': (lambda xp, x: xp.arccosh(x), lambda xp, x, y, g: g / xp.sqrt(x * x - 1),
+                'arccosh x (x >= 1); gradient 1/√(x² - 1).', True),
+    'arctanh': (lambda xp, x: xp.arctanh(x), lambda xp, x, y, g: g / (1 - x * x),
+                'arctanh x (x in (-1, 1)); gradient 1/(1 - x²).', True),
+    'degrees': (lambda xp, x: x * _DEGREES, lambda xp, x, y, g: g * _DEGREES,
+                'x radians in degrees: x·180/π.', False),
+    'radians': (lambda xp, x: x / _DEGREES, lambda xp, x, y, g: g / _DEGREES,
+                'x degrees in radians: x·π/180.', False),
+    'rint': (_round_half_down, None,
+             'x rounded to the nearer integer, the lower one at a tie (as MXNet); gradient 0.',
+             False),
+    'fix': (lambda xp, x: xp.fix(x), None, 'x rounded towards zero; gradient 0.', False),
+    'rcbrt': (lambda xp, x: 1 / xp.cbrt(x), lambda xp, x, y, g: -g * y / (3 * x),
+              '1/∛x; gradient -1/(3 x∛x).', True),
+    'erf': (lambda xp, x: special(xp).erf(x),
+            lambda xp, x, y, g: g * (2 / _SQRT_PI) * xp.exp(-x * x),
+            'The error function; gradient 2/√π · e^(-x²).', False),
+    'erfinv': (lambda xp, x: special(xp).erfinv(x),
+               lambda xp, x, y, g: g * (_SQRT_PI / 2) * xp.exp(y * y),
+               'The inverse error function (x in (-1, 1)); gradient √π/2 · e^(y²).', True),
+    'gamma': (lambda xp, x: special(xp).gamma(x),
+              lambda xp, x, y, g: g * y * special(xp).digamma(x),
+              'Γ(x); gradient Γ(x)·ψ(x).', True),
+    'gammaln': (lambda xp, x: special(xp).gammaln(x),
+                lambda xp, x, y, g: g * special(xp).digamma(x),
+                'ln |Γ(x)|; gradient ψ(x).', True),
+    'logical_not': (lambda xp, x: x == 0, None, '1 where x is 0, else 0; gradient 0.', False),
 }
 
 
@@ -125,6 +183,30 @@ def clip(env, data, a_min, a_max):
 
 add(Op('clip', clip, params=[Float('a_min', single=True, doc='Lower bound.'),
                              Float('a_max', single=True, doc='Upper bound.')]))
+
+def hard_sigmoid(env, data, alpha, beta):
+    """max(0, min(1, alpha·x + beta)); gradient alpha where 0 < alpha·x + beta < 1."""
+    xp = env.xp
+    z = data * data.dtype.type(alpha) + data.dtype.type(beta)
+    y = xp.clip(z, 0, 1).astype(data.dtype, copy=False)
+    return y, lambda g: (g * ((z > 0) & (z < 1)) * data.dtype.type(alpha),)
+
+
+add(Op('hard_sigmoid', hard_sigmoid, params=[
+    Float('alpha', 0.2, single=True, doc='The slope.'),
+    Float('beta', 0.5, single=True, doc='The offset.')]))
+
+
+def smooth_l1(env, data, scalar):
+    """Huber-like: 0.5·(σx)² where |x| < 1/σ², else |x| - 0.5/σ² (σ = ``scalar``)."""
+    xp = env.xp
+    s2 = data.dtype.type(scalar * scalar)
+    inside = xp.abs(data) < 1 / s2
+    y = xp.where(inside, 0.5 * s2 * data * data, xp.abs(data) - 0.5 / s2).astype(data.dtype)
+    return y, lambda g: (g * xp.where(inside, s2 * data, xp.sign(data)).astype(data.dtype),)
+
+
+add(Op('smooth_l1', smooth_l1, params=[Float('scalar', 1.0, single=True, doc='σ.')]))
 
 _CAST_DTYPES = ('bfloat16', 'bool', 'float16', 'float32', 'float64', 'int32', 'int64', 'int8',
                 'uint8')

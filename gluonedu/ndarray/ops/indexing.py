@@ -180,3 +180,119 @@ def where(env, condition, x, y):
 
 
 add(Op('where', where, ('condition', 'x', 'y'), same_dtype=('x', 'y')))
+
+
+def _nd_indices(indices, data_shape, op):
+    """Integer ids from ``indices`` (M, ...) into the first M axes of ``data_shape``,
+    wrapped when negative; IndexError (as MXNet) for non-integers or ids out of range."""
+    m = indices.shape[0]
+    if m > len(data_shape):
+        raise MXNetError('%s: indices address %d axes, the data has %d' % (op, m, len(data_shape)))
+    ids = indices.astype(np.int64)
+    bad = ids != indices
+    bounds = np.asarray(data_shape[:m]).reshape((m,) + (1,) * (ids.ndim - 1))
+    bad = bad | (ids < -bounds) | (ids >= bounds)
+    if bad.any():
+        where = tuple(int(i) for i in np.argwhere(bad)[0])
+        raise IndexError('%s: index %s is out of bounds for axis %d with size %d'
+                         % (op, indices[where], where[0], data_shape[where[0]]))
+    return ids + (ids < 0) * bounds
+
+
+def gather_nd(env, data, indices):
+    """``out[y...] = data[indices[0, y...], ..., indices[M-1, y...], ...]``: gathers the
+    elements (or slices) of ``data`` whose first M coordinates ``indices`` (M, ...) lists."""
+    xp = env.xp
+    ids = _nd_indices(indices, data.shape, 'gather_nd')
+    key = tuple(ids)
+    y = data[key]
+
+    def backward(g):
+        full = xp.zeros(data.shape, dtype=g.dtype)
+        xp.add.at(full, key, g)
+        return full, None
+    return y, backward
+
+
+add(Op('gather_nd', gather_nd, ('data', 'indices'), same_dtype=False))
+
+
+def scatter_nd(env, data, indices, shape):
+    """An array of ``shape``, zero except ``out[indices[:, i...]] = data[i...]`` (the
+    inverse of gather_nd; ids out of range are skipped, the last of repeated ids wins)."""
+    xp = env.xp
+    m = indices.shape[0]
+    if m > len(shape) or data.shape != indices.shape[1:] + tuple(shape[m:]):
+        raise MXNetError('scatter_nd: data of shape %s does not fit indices of shape %s '
+                         'into shape %s' % (data.shape, indices.shape, tuple(shape)))
+    ids = indices.astype(np.int64)
+    bounds = np.asarray(shape[:m]).reshape((m,) + (1,) * (ids.ndim - 1))
+    keep = ((ids >= 0) & (ids < bounds)).all(axis=0)
+    key = tuple(i[keep] for i in ids)
+    out = xp.zeros(tuple(shape), dtype=data.dtype)
+    out[key] = data[keep]
+
+    def backward(g):
+        grad = xp.zeros(data.shape, dtype=g.dtype)
+        grad[keep] = g[key]
+        return grad, None
+    return out, backward
+
+
+add(Op('scatter_nd', scatter_nd, ('data', 'indices'), same_dtype=False,
+       params=[Shape('shape', doc='The shape of the result.')]))
+
+
+def slice_like(env, data, shape_like, axes):
+    """``data`` cut to the size of ``shape_like`` along ``axes`` (all axes if empty)."""
+    if not axes:
+        if data.ndim != shape_like.ndim:
+            raise MXNetError('slice_like: without axes both inputs need the same number of '
+                             'dimensions, got %s and %s' % (data.shape, shape_like.shape))
+        axes = range(data.ndim)
+    key = [slice(None)] * data.ndim
+    for a in axes:
+        if not (-data.ndim <= a < data.ndim and -shape_like.ndim <= a < shape_like.ndim):
+            raise MXNetError('slice_like: axis %d is out of range for shapes %s and %s'
+                             % (a, data.shape, shape_like.shape))
+        if shape_like.shape[a] > data.shape[a]:
+            raise MXNetError('slice_like: axis %d of shape_like (%d) exceeds the data\'s (%d)'
+                             % (a, shape_like.shape[a], data.shape[a]))
+        key[a] = slice(0, shape_like.shape[a])
+    y, backward = _sliced(env, 'slice_like', data, tuple(key))
+    return y, lambda g: backward(g) + (None,)
+
+
+add(Op('slice_like', slice_like, ('data', 'shape_like'), same_dtype=False,
+       params=[Shape('axes', (), doc='The axes to cut (default: all).')]))
+
+
+def diag(env, data, k, axis1, axis2):
+    """A 1-D input becomes the matrix with it on diagonal ``k``; an N-D input gives its
+    diagonal ``k`` over ``axis1``/``axis2`` (as the last axis)."""
+    xp = env.xp
+    if data.ndim == 1:
+        y = xp.diag(data, k)
+        return y, lambda g: (xp.diagonal(g, k).copy(),)
+    a1, a2 = axis1 % data.ndim, axis2 % data.ndim
+    if not (-data.ndim <= axis1 < data.ndim and -data.ndim <= axis2 < data.ndim) or a1 == a2:
+        raise MXNetError('diag: axis1=%d and axis2=%d must be two different axes of a %d-D '
+                         'input' % (axis1, axis2, data.ndim))
+    y = xp.diagonal(data, k, a1, a2)
+    if y.shape[-1] == 0:
+        raise MXNetError('diag: diagonal %d does not exist in an input of shape %s'
+                         % (k, data.shape))
+
+    def backward(g):
+        full = xp.zeros(data.shape, dtype=g.dtype)
+        planes = xp.moveaxis(full, (a1, a2), (-2, -1))  # a writable view of full
+        steps = xp.arange(g.shape[-1])
+        rows, cols = (steps, steps + k) if k >= 0 else (steps - k, steps)
+        planes[..., rows, cols] = g
+        return (full,)
+    return y.copy(), backward
+
+
+add(Op('diag', diag, params=[Int('k', 0, doc='Which diagonal (0: main, >0: above).'),
+                             Int('axis1', 0, doc='The first axis of the 2-D planes.'),
+                             Int('axis2', 1, doc='The second axis of the 2-D planes.')]))

@@ -1,6 +1,6 @@
-"""Creation operators: ``_zeros``, ``_ones``, ``_full``, ``_arange`` (what ``nd.zeros``,
-``nd.ones``, ``nd.full`` and ``nd.arange`` call). They take no array input; the ``ctx``
-parameter names the context of the result ('' for the current one)."""
+"""Creation operators: ``_zeros``, ``_ones``, ``_full``, ``_arange``, ``_eye``, ``_linspace``
+(what ``nd.zeros``, ``nd.ones``, ``nd.arange``, ``nd.eye``, ... call). They take no array
+input; the ``ctx`` parameter names the context of the result ('' for the current one)."""
 import math
 
 import numpy as np
@@ -71,6 +71,40 @@ add(Op('_arange', arange, (), params=[
     Float('step', 1.0, doc='The spacing.'),
     Int('repeat', 1, doc='How often each value appears.'),
     Bool('infer_range', False, doc='Deprecated (symbolic only).'),
+    Str('ctx', '', doc='The context of the result ("": the current one).'),
+    DType('dtype', CREATION_DTYPES[:1] + CREATION_DTYPES[2:], 'float32',
+          doc='The dtype of the result.')]))
+
+
+def eye(env, N, M, k, ctx, dtype):
+    """The N×M (M=0: N×N) matrix with ones on diagonal ``k``."""
+    if N < 0 or M < 0:
+        raise MXNetError('eye: N=%d and M=%d must not be negative' % (N, M))
+    return env.xp.eye(N, M or N, k, dtype=numpy_dtype(dtype)), None
+
+
+add(Op('_eye', eye, (), params=[
+    Int('N', long=True, doc='The number of rows.'),
+    Int('M', 0, long=True, doc='The number of columns (0: N).'),
+    Int('k', 0, long=True, doc='The diagonal (0: main, >0: above).'),
+    Str('ctx', '', doc='The context of the result ("": the current one).'),
+    DType('dtype', CREATION_DTYPES[2:], 'float32', doc='The dtype of the result.')]))
+
+
+def linspace(env, start, stop, num, endpoint, ctx, dtype):
+    """``num`` evenly spaced values from ``start`` to ``stop`` (included with
+    ``endpoint``)."""
+    if num < 0:
+        raise MXNetError('linspace: num must not be negative, got %d' % num)
+    values = np.linspace(start, stop, num, endpoint=endpoint)
+    return env.xp.asarray(values.astype(numpy_dtype(dtype))), None
+
+
+add(Op('_linspace', linspace, (), params=[
+    Float('start', doc='The first value.'),
+    Float('stop', doc='The last value (or the end, without endpoint).'),
+    Int('num', doc='How many values.'),
+    Bool('endpoint', True, doc='Include stop.'),
     Str('ctx', '', doc='The context of the result ("": the current one).'),
     DType('dtype', CREATION_DTYPES[:1] + CREATION_DTYPES[2:], 'float32',
           doc='The dtype of the result.')]))

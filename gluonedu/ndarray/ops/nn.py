@@ -152,6 +152,38 @@ def log_softmax(env, data, axis, temperature, dtype, use_length):
 add(Op('log_softmax', log_softmax, float_only=True, quiet=True, params=_softmax_params()))
 
 
+def softmin(env, data, axis, temperature, dtype, use_length):
+    """softmax(-x/t) along ``axis``: the smallest entries get the most weight."""
+    y, backward = softmax(env, -data, axis=axis, temperature=temperature, dtype=dtype,
+                          use_length=use_length)
+    return y, lambda g: (-backward(g)[0],)
+
+
+add(Op('softmin', softmin, float_only=True, quiet=True, params=_softmax_params()))
+
+
+def l2_normalization(env, data, eps, mode):
+    """x / √(Σx² + eps) over each instance (all axes but the first), each channel
+    position ('channel': over axis 1) or each channel's map ('spatial': axes 2...)."""
+    xp = env.xp
+    if mode != 'instance' and data.ndim < 3:
+        raise MXNetError('L2Normalization: mode %r needs an input of at least 3 dimensions, '
+                         'got shape %s' % (mode, data.shape))
+    axes = {'instance': tuple(range(1, data.ndim)), 'channel': (1,),
+            'spatial': tuple(range(2, data.ndim))}[mode]
+    norm = xp.sqrt((data * data).sum(axis=axes, keepdims=True) + data.dtype.type(eps))
+    y = data / norm
+
+    def backward(g):
+        return ((g - y * (g * y).sum(axis=axes, keepdims=True)) / norm,)
+    return y, backward
+
+
+add(Op('L2Normalization', l2_normalization, params=[
+    Float('eps', 1e-10, single=True, doc='Added under the square root.'),
+    Enum('mode', ('channel', 'instance', 'spatial'), 'instance', doc='What to normalize over.')]))
+
+
 def leaky_relu(env, data, gamma=None, *, act_type, slope, lower_bound, upper_bound):
     """x if x > 0 else slope·x ('leaky'), or slope·(eˣ - 1) ('elu')."""
     xp = env.xp

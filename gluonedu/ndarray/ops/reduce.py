@@ -57,6 +57,14 @@ def _prod_grad(xp, x, y, g):
     return g * y / x
 
 
+def _nan_sum_grad(xp, x, y, g):
+    return xp.where(xp.isnan(x), 0, xp.broadcast_to(g, x.shape)).astype(x.dtype)
+
+
+def _nan_prod_grad(xp, x, y, g):
+    return xp.where(xp.isnan(x), 0, g * y / x).astype(x.dtype)
+
+
 add(Op('sum', _reduction(lambda xp, x, a, k: x.sum(axis=a, keepdims=k), _broadcast_grad),
        params=_REDUCE_PARAMS, aliases=('sum_axis',),
        doc='Σ over ``axis`` (all axes if None; all but ``axis`` with ``exclude``).'))
@@ -69,6 +77,13 @@ add(Op('min', _reduction(lambda xp, x, a, k: x.min(axis=a, keepdims=k), _extreme
 add(Op('prod', _reduction(lambda xp, x, a, k: x.prod(axis=a, keepdims=k), _prod_grad),
        params=_REDUCE_PARAMS, quiet=True,
        doc='The product over ``axis``; gradient y / x (for non-zero x).'))
+
+
+add(Op('nansum', _reduction(lambda xp, x, a, k: xp.nansum(x, axis=a, keepdims=k), _nan_sum_grad),
+       params=_REDUCE_PARAMS, doc='Σ over ``axis``, NaN counted as 0.'))
+add(Op('nanprod', _reduction(lambda xp, x, a, k: xp.nanprod(x, axis=a, keepdims=k),
+                             _nan_prod_grad),
+       params=_REDUCE_PARAMS, quiet=True, doc='The product over ``axis``, NaN counted as 1.'))
 
 
 def _l2(xp, x, a, keepdims):
@@ -131,3 +146,14 @@ _ARG_PARAMS = (Axis('axis', None, optional=True, doc='The axis (None: the flatte
                Bool('keepdims', False, doc='Keep the reduced axis with size 1.'))
 add(Op('argmax', _arg_extreme('argmax'), params=_ARG_PARAMS))
 add(Op('argmin', _arg_extreme('argmin'), params=_ARG_PARAMS))
+
+
+def argmax_channel(env, data):
+    """Index of the maximum along axis 1 (the channels), in the input's dtype."""
+    if data.ndim < 2:
+        raise MXNetError('argmax_channel needs an input of at least 2 dimensions, got shape %s'
+                         % (data.shape,))
+    return env.xp.argmax(data, axis=1).astype(data.dtype), None
+
+
+add(Op('argmax_channel', argmax_channel))

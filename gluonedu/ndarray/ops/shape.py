@@ -8,7 +8,7 @@ import numpy as np
 from ...base import MXNetError
 from .. import _graph
 from ..ndarray import NDArray, _unbroadcast
-from ..registry import Axes, Axis, Bool, Int, Op, Shape, add, get
+from ..registry import Axes, Axis, Bool, Enum, Float, Int, Op, Shape, add, get
 
 
 def _reshape_grad(shape):
@@ -366,3 +366,154 @@ def broadcast_like(env, lhs, rhs, lhs_axes, rhs_axes):
 
 add(Op('broadcast_like', broadcast_like, ('lhs', 'rhs'), same_dtype=False, params=[
     Shape('lhs_axes', None, optional=True), Shape('rhs_axes', None, optional=True)]))
+
+
+# ---------------------------------------------------------------------- padding
+_NUMPY_PAD_MODES = {'constant': 'constant', 'edge': 'edge', 'reflect': 'reflect'}
+
+
+def pad(env, data, mode, pad_width, constant_value):
+    """Pad the spatial axes of a 4-D (N, C, H, W) or 5-D input: ``pad_width`` gives
+    (before, after) for every axis, zero for N and C. 'constant' fills ``constant_value``,
+    'edge' repeats the border, 'reflect' mirrors the input without repeating the border."""
+    xp = env.xp
+    if data.ndim not in (4, 5):
+        raise MXNetError('pad: the input must be 4-D or 5-D (N, C, ...), got shape %s'
+                         % (data.shape,))
+    if len(pad_width) != 2 * data.ndim:
+        raise MXNetError('pad: pad_width needs %d numbers (before and after each axis), got %d'
+                         % (2 * data.ndim, len(pad_width)))
+    if any(pad_width[:4]):
+        raise MXNetError('pad: the first two axes (N, C) cannot be padded; pad_width must '
+                         'start with four zeros')
+    pairs = [tuple(pad_width[2 * i:2 * i + 2]) for i in range(data.ndim)]
+    if any(p < 0 for p in pad_width):
+        raise MXNetError('pad: pad_width %s has a negative size' % (tuple(pad_width),))
+    if mode == 'reflect' and any(max(p) >= n for p, n in zip(pairs[2:], data.shape[2:])):
+        raise MXNetError('pad: reflection needs padding smaller than the axis it mirrors')
+    extra = {'constant_values': constant_value} if mode == 'constant' else {}
+    y = xp.pad(data, pairs, mode=_NUMPY_PAD_MODES[mode], **extra)
+
+    def backward(g):
+        # Pad a map of element ids the same way: each output cell names its source.
+        ids = xp.arange(data.size).reshape(data.shape)
+        ids = xp.pad(ids, pairs, mode=_NUMPY_PAD_MODES[mode],
+                     **({'constant_values': -1} if mode == 'constant' else {}))
+        source = ids >= 0
+        grad = xp.zeros(data.size, dtype=g.dtype)
+        xp.add.at(grad, ids[source], g[source])
+        return (grad.reshape(data.shape),)
+    return y.astype(data.dtype, copy=False), backward
+
+
+add(Op('Pad', pad, aliases=('pad',), params=[
+    Enum('mode', ('constant', 'edge', 'reflect'), doc='How to fill the border.'),
+    Shape('pad_width', doc='(before, after) per axis, zeros for N and C.'),
+    Float('constant_value', 0.0, doc='The fill value of mode \'constant\'.')]))
+
+
+# ---------------------------------------------------------------------- blocks <-> channels
+def _check_blocks(op, data, block_size, channels_divisible):
+    if data.ndim != 4:
+        raise MXNetError('%s: the input must be 4-D (N, C, H, W), got shape %s'
+                         % (op, data.shape))
+    if block_size <= 0:
+        raise MXNetError('%s: block_size must be positive, got %d' % (op, block_size))
+    n, c, h, w = data.shape
+    if channels_divisible and c % (block_size * block_size):
+        raise MXNetError('%s: the channels (%d) must be a multiple of block_size² (%d)'
+                         % (op, c, block_size * block_size))
+    if not channels_divisible and (h % block_size or w % block_size):
+        raise MXNetError('%s: height %d and width %d must be multiples of block_size %d'
+                         % (op, h, w, block_size))
+
+
+def _depth_to_space(xp, x, b):
+    n, c, h, w = x.shape
+    y = x.reshape(n, b, b, c // (b * b), h, w).transpose(0, 3, 4, 1, 5, 2)
+    return y.reshape(n, c // (b * b), h * b, w * b)
+
+
+def _space_to_depth(xp, x, b):
+    n, c, h, w = x.shape
+    y = x.reshape(n, c, h // b, b, w // b, b).transpose(0, 3, 5, 1, 2, 4)
+    return y.reshape(n, c * b * b, h // b, w // b)
+
+
+def depth_to_space(env, data, block_size):
+    """(N, C, H, W) -> (N, C/b², H·b, W·b): channel blocks become b×b pixel blocks."""
+    _check_blocks('depth_to_space', data, block_size, True)
+    xp = env.xp
+    return (_depth_to_space(xp, data, block_size).copy(),
+            lambda g: (_space_to_depth(xp, g, block_size).copy(),))
+
+
+def space_to_depth(env, data, block_size):
+    """(N, C, H, W) -> (N, C·b², H/b, W/b): b×b pixel blocks become channels."""
+    _check_blocks('space_to_depth', data, block_size, False)
+    xp = env.xp
+    return (_space_to_depth(xp, data, block_size).copy(),
+            lambda g: (_depth_to_space(xp, g, block_size).copy(),))
+
+
+_BLOCK = [Int('block_size', doc='The side b of a block.')]
+add(Op('depth_to_space', depth_to_space, params=_BLOCK))
+add(Op('space_to_depth', space_to_depth, params=_BLOCK))
+
+
+def shape_array(env, data):
+    """The shape of ``data`` as an int64 array."""
+    return env.xp.asarray(data.shape, dtype=np.int64), None
+
+
+def size_array(env, data):
+    """The number of elements of ``data`` as a one-element int64 array."""
+    return env.xp.asarray([data.size], dtype=np.int64), None
+
+
+add(Op('shape_array', shape_array))
+add(Op('size_array', size_array))
+
+
+# ---------------------------------------------------------------------- split_v2
+def split_v2(env, data, indices, axis, squeeze_axis, sections):
+    """Parts of ``data`` along ``axis`` starting at each of ``indices`` (the first is 0), or
+    ``sections`` equal parts."""
+    xp = env.xp
+    n = data.shape[axis]
+    if sections > 0:
+        if n % sections:
+            raise MXNetError('split_v2: axis %d of size %d does not divide into %d parts'
+                             % (axis, n, sections))
+        starts = [i * (n // sections) for i in range(sections)]
+    else:
+        starts = list(indices)
+    bounds = starts[1:] + [n]
+    if starts[:1] != [0] or any(not 0 <= b <= e <= n for b, e in zip(starts, bounds)):
+        raise MXNetError('split_v2: indices %s must start at 0 and increase within the axis '
+                         '(size %d)' % (tuple(starts), n))
+    parts = []
+    for b, e in zip(starts, bounds):
+        key = [slice(None)] * data.ndim
+        key[axis] = slice(b, e)
+        part = data[tuple(key)]
+        if squeeze_axis:
+            if e - b != 1:
+                raise MXNetError('split_v2: squeeze_axis needs parts of size 1')
+            part = part.squeeze(axis)
+        parts.append(part.copy())
+
+    def backward(grads):
+        full = []
+        for g, b, e in zip(grads, starts, bounds):
+            shape = data.shape[:axis] + (e - b,) + data.shape[axis + 1:]
+            full.append(xp.zeros(shape, dtype=data.dtype) if g is None else g.reshape(shape))
+        return (xp.concatenate(full, axis=axis),)
+    return parts, backward
+
+
+add(Op('_split_v2', split_v2, num_outputs=lambda p: p['sections'] or len(p['indices']),
+       params=[Shape('indices', doc='Where each part starts (0 first).'),
+               Axis('axis', 1, doc='The axis to split.'),
+               Bool('squeeze_axis', False, doc='Drop the split axis (parts of size 1).'),
+               Int('sections', 0, doc='Equal parts instead of indices (0: use indices).')]))
