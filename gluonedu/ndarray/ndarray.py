@@ -473,6 +473,10 @@ class NDArray:
         """Broadcast to ``other``'s shape (leading axes may be added, as MXNet)."""
         return self.broadcast_to(other.shape)
 
+    def split_v2(self, *args, **kwargs):
+        """Same as ``mx.nd.split_v2(self, ...)``."""
+        return _ops.split_v2(self, *args, **kwargs)
+
 
 # ---------------------------------------------------------------------- helpers
 def _rebuild(host_array, ctx):

@@ -600,17 +600,15 @@ class Op:
             return _write_out(self, self.compute_ex(inputs, params), out)
         arrays = [x._data if type(x) is NDArray or x.stype == 'default'
                   else x.tostype('default')._data for x in inputs]
-        for param in self.axis_params:
-            value = params[param.name]
-            if value:  # None, () and axis 0 need no checking
-                if params is self.defaults:
-                    params = dict(params)
-                params[param.name] = param.normalize(self, value, arrays[0].ndim)
+        if self.axis_params:
+            params = self._normalized_axes(params, arrays[0].ndim)
         if env.gpu:
             with _backend.device_scope(env.ctx):
-                result, backward = self._forward(env, arrays, params)
+                result, backward = self._quiet_forward(env, arrays, params)
+        elif self.quiet:
+            result, backward = self._quiet_forward(env, arrays, params)
         else:
-            result, backward = self._forward(env, arrays, params)
+            result, backward = self.forward(env, *arrays, **params)
         if type(result) is list or type(result) is tuple:
             output = self._wrap_outputs(result, backward, inputs, env.ctx)
         else:
@@ -619,11 +617,23 @@ class Op:
                 _graph.record(output, inputs, backward, self.name)
         return output if out is None else _write_out(self, output, out)
 
-    def _forward(self, env, arrays, params):
+    def _quiet_forward(self, env, arrays, params):
         if self.quiet:  # as MXNet: log(0) is -inf, 0/0 is nan, without NumPy's warnings
             with np.errstate(divide='ignore', invalid='ignore'):
                 return self.forward(env, *arrays, **params)
         return self.forward(env, *arrays, **params)
+
+    def _normalized_axes(self, params, ndim):
+        """``params`` with its axes checked against ``ndim`` and made non-negative (a copy
+        when anything changes: the caller's dict is left as it was)."""
+        normalized = None
+        for param in self.axis_params:
+            value = params[param.name]
+            if value:  # None, () and axis 0 need no checking
+                if normalized is None:
+                    normalized = dict(params)
+                normalized[param.name] = param.normalize(self, value, ndim)
+        return params if normalized is None else normalized
 
     def _wrap_outputs(self, results, backward, inputs, ctx):
         """NDArrays of a multi-output result; ``backward(out_grads)`` gets None for the

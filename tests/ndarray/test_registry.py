@@ -30,6 +30,14 @@ def test_every_name_and_alias_has_its_function():
     assert nd.concat.op is registry.get('Concat') is registry.get('concat')
 
 
+@pytest.mark.parametrize('op', registry.list_ops(), ids=lambda op: op.name)
+def test_every_operator_refuses_an_unknown_keyword_by_name(op):
+    function = getattr(_internal if op.name.startswith('_') else nd, op.name)
+    with pytest.raises(MXNetError, match="unknown argument 'bogus'"):
+        function(bogus=1)
+    assert op.name in function.__doc__
+
+
 def test_unknown_operator_name_raises():
     with pytest.raises(MXNetError, match='not registered'):
         registry.get('NoSuchOp')
