@@ -2,4 +2,6 @@
 such as ``_plus_scalar`` or ``_rminus_scalar``, which ``+``, ``-`` and friends call."""
 from .ops import _operator_functions
 
-globals().update(_operator_functions(public=False))
+# MXNet keeps its NumPy-interface operators (_np_*) out of nd._internal.
+globals().update({name: function for name, function in _operator_functions(public=False).items()
+                  if not name.startswith('_np_')})

@@ -21,6 +21,7 @@ gradient flows). ``docs/operators.md`` explains how to add one.
 import inspect
 import math
 import re
+import warnings
 
 import numpy as np
 
@@ -32,7 +33,7 @@ from .ndarray import NDArray, _move
 
 __all__ = ['Op', 'Param', 'Int', 'Float', 'Bool', 'Shape', 'Axis', 'Axes', 'Enum', 'DType',
            'Str', 'register', 'add', 'get', 'list_ops', 'make_function', 'invoke',
-           'numpy_dtype']
+           'numpy_dtype', 'check_size', 'FLOATS']
 
 _OPS = {}      # name or alias -> Op
 _ORDER = []    # every Op once, in registration order
@@ -243,18 +244,23 @@ def _parse_dims(value, none_items=False):
 class Shape(Param):
     """A tuple of integers, e.g. ``(3, 3)``, ``[3, 3]``, ``3`` or the text ``"(3, 3)"``.
 
-    ``None`` (or ``"None"``) is accepted as MXNet's parser accepts it: an unknown shape that
-    the operator itself may refuse. ``none_items`` allows None entries (slice bounds).
+    ``none_items`` allows None entries (slice bounds). ``None`` itself is a value of an
+    ``optional`` shape; MXNet also reads it as an unknown shape where a ``Shape(tuple)`` is
+    declared, which a few operators accept (``accepts_none``: tile's reps, Dropout's axes)
+    and the others refuse.
     """
 
-    def __init__(self, name, default=REQUIRED, optional=False, none_items=False, doc=''):
-        self.optional, self.none_items = optional, none_items
+    def __init__(self, name, default=REQUIRED, optional=False, none_items=False,
+                 accepts_none=False, doc=''):
+        self.optional, self.none_items, self.accepts_none = optional, none_items, accepts_none
         self.type_name = 'Shape or None' if optional else 'Shape(tuple)'
         super().__init__(name, default, doc)
 
     def parse(self, value):
         if _is_none(value):
-            return None
+            if self.optional or self.accepts_none:
+                return None
+            raise _BadValue
         return _parse_dims(value, self.none_items)
 
     def format(self, value):
@@ -333,20 +339,37 @@ class Enum(Param):
 
 
 class DType(Enum):
-    """A dtype among ``choices``: a NumPy dtype, type or name (``np.float32``,
-    ``'float32'``). Python values go through ``numpy.dtype`` first, as MXNet's frontend
-    does: a name NumPy does not know raises NumPy's TypeError, and a Python ``None`` given
-    to a parameter called ``dtype`` means float64 (``np.dtype(None)``), while the text
-    ``'None'`` (a symbol attribute) means None."""
+    """A dtype among ``choices``, by name (``'float32'``).
+
+    MXNet's generated functions pass a parameter called ``dtype`` through ``numpy.dtype``
+    first, so there a NumPy type or an alias works (``np.float32``, ``'f4'``), a name NumPy
+    does not know raises NumPy's TypeError, and a Python ``None`` means float64
+    (``np.dtype(None)``); the text ``'None'`` (a symbol attribute) stays None. Other dtype
+    parameters (``norm``'s ``out_dtype``) take the names only, as MXNet.
+    """
 
     def parse(self, value):
-        if value is None:
-            value = 'float64' if self.name == 'dtype' else 'None'
-        elif not isinstance(value, str):
-            value = np.dtype(value).name
-        elif value not in self.choices and value != 'None':
-            value = np.dtype(value).name
+        if self.name == 'dtype' and (not isinstance(value, str) or (
+                value not in self.choices and value != 'None')):
+            with warnings.catch_warnings():  # NumPy 2 deprecates some old aliases ('a')
+                warnings.simplefilter('ignore', DeprecationWarning)
+                value = np.dtype(value).name
         return super().parse(value)
+
+
+#: The floating-point dtypes (an ``Op``'s ``dtypes`` for float-only operators).
+FLOATS = ('float16', 'float32', 'float64')
+
+#: As MXNet 1.9.1 built without 64-bit tensor sizes: at most 2**31 - 1 elements.
+MAX_SIZE = 2 ** 31 - 1
+
+
+def check_size(op, size):
+    """MXNetError if a result of ``size`` elements exceeds MXNet's limit (before any memory
+    is asked for)."""
+    if size >= MAX_SIZE:
+        raise MXNetError('%s: a result of %d elements is larger than MXNet\'s limit of 2^31 '
+                         'elements' % (op, size))
 
 
 def numpy_dtype(name):
@@ -405,8 +428,10 @@ class Op:
     drop_inputs : ``f(params) -> names`` of inputs the params switch off (FullyConnected's
         ``bias`` with ``no_bias=True``).
     same_dtype : True (all inputs), or the names of the inputs that must share a dtype.
-    float_only : the inputs must be floating point (MXNet's softmax family).
-    quiet : silence NumPy's divide/invalid warnings (log(0), 0/0 give inf/nan as MXNet).
+    dtypes : the dtype names the inputs may have (None: any), e.g. ``FLOATS`` for MXNet's
+        softmax family.
+    quiet : silence NumPy's divide/invalid/overflow warnings (log(0), 0/0, exp(1000) give
+        -inf/nan/inf as MXNet, silently).
     compute_ex : ``compute_ex(inputs, params) -> NDArray`` for non-default storage
         (row_sparse, csr) inputs; without it such inputs are made dense first.
     from_out : a ``shape`` or ``dtype`` left unset ('None') is that of ``out=`` (the
@@ -414,7 +439,7 @@ class Op:
     """
 
     def __init__(self, name, forward, inputs=('data',), params=(), aliases=(), num_outputs=1,
-                 drop_inputs=None, same_dtype=True, float_only=False, quiet=False,
+                 drop_inputs=None, same_dtype=True, dtypes=None, quiet=False,
                  compute_ex=None, from_out=False, doc=None):
         self.name = name
         self.forward = forward
@@ -428,7 +453,7 @@ class Op:
         self._num_outputs = num_outputs
         self.drop_inputs = drop_inputs
         self.same_dtype = same_dtype
-        self.float_only = float_only
+        self.dtypes = None if dtypes is None else frozenset(np.dtype(d) for d in dtypes)
         self.quiet = quiet
         self.compute_ex = compute_ex
         self.from_out = from_out
@@ -462,6 +487,8 @@ class Op:
         """Complete, validated params from ``{name: value}`` (Python values or MXNet's
         strings, as a symbol's attributes hold them); unknown names raise MXNetError."""
         params = dict(self.defaults)
+        if 'dtype' in given and len(given) > 1:  # MXNet's frontend converts dtype first
+            given = {'dtype': given['dtype'], **given}
         for key, value in given.items():
             param = self.params.get(key)
             if param is None:
@@ -602,13 +629,16 @@ class Op:
                   else x.tostype('default')._data for x in inputs]
         if self.axis_params:
             params = self._normalized_axes(params, arrays[0].ndim)
-        if env.gpu:
-            with _backend.device_scope(env.ctx):
+        try:
+            if env.gpu:
+                with _backend.device_scope(env.ctx):
+                    result, backward = self._quiet_forward(env, arrays, params)
+            elif self.quiet:
                 result, backward = self._quiet_forward(env, arrays, params)
-        elif self.quiet:
-            result, backward = self._quiet_forward(env, arrays, params)
-        else:
-            result, backward = self.forward(env, *arrays, **params)
+            else:
+                result, backward = self.forward(env, *arrays, **params)
+        except MemoryError as err:
+            raise MXNetError('%s: out of memory (%s)' % (self.name, err)) from None
         if type(result) is list or type(result) is tuple:
             output = self._wrap_outputs(result, backward, inputs, env.ctx)
         else:
@@ -619,7 +649,7 @@ class Op:
 
     def _quiet_forward(self, env, arrays, params):
         if self.quiet:  # as MXNet: log(0) is -inf, 0/0 is nan, without NumPy's warnings
-            with np.errstate(divide='ignore', invalid='ignore'):
+            with np.errstate(divide='ignore', invalid='ignore', over='ignore'):
                 return self.forward(env, *arrays, **params)
         return self.forward(env, *arrays, **params)
 
@@ -670,11 +700,12 @@ class Op:
                                  % (self.name, ctx, x._ctx, ctx))
         if self.same_dtype and len(inputs) > 1:
             self._check_dtypes(inputs, params)
-        if self.float_only:
+        if self.dtypes is not None:
             for x in inputs:
-                if x._data.dtype.kind != 'f':
-                    raise MXNetError('%s supports floating-point inputs only, got %s; convert '
-                                     'with .astype(\'float32\')' % (self.name, x.dtype.__name__))
+                if x._data.dtype not in self.dtypes:
+                    raise MXNetError('%s does not support %s inputs; convert with .astype() to '
+                                     'one of %s' % (self.name, x._data.dtype,
+                                                    ', '.join(sorted(map(str, self.dtypes)))))
         return _env(ctx)
 
     def _check_dtypes(self, inputs, params):

@@ -141,7 +141,8 @@ def scalar_as(dtype, value):
     if dtype.kind in 'iu':
         if not np.isfinite(value):
             return np.array(0, dtype=dtype)[()]
-        return np.array(int(value)).astype(dtype)[()]
+        low_bits = int(value) & ((1 << (8 * dtype.itemsize)) - 1)  # two's complement wrap
+        return np.array(low_bits, dtype=np.uint64).astype(dtype)[()]
     return dtype.type(value)
 
 

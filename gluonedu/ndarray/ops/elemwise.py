@@ -7,7 +7,8 @@ truncated (``sqrt`` of int32 4, 5 gives 2, 2).
 """
 import numpy as np
 
-from ..registry import DType, Enum, Float, Op, add
+from ..registry import FLOATS, DType, Enum, Float, Op, add
+from .binary import scalar_as
 
 _LN2, _LN10 = np.log(2.0), np.log(10.0)
 _DEGREES = 180.0 / np.pi
@@ -143,7 +144,8 @@ FORMULAS = {
 def _unary_forward(forward, grad):
     def compute(env, x):
         xp = env.xp
-        y = forward(xp, x)
+        # As MXNet: float16 math runs in float32, rounded once at the end.
+        y = forward(xp, x.astype(np.float32) if x.dtype == np.float16 else x)
         if y.dtype != x.dtype:
             y = y.astype(x.dtype)
         return y, lambda g: ((grad or _zero_grad)(xp, x, y, g),)
@@ -187,12 +189,13 @@ add(Op('clip', clip, params=[Float('a_min', single=True, doc='Lower bound.'),
 def hard_sigmoid(env, data, alpha, beta):
     """max(0, min(1, alpha·x + beta)); gradient alpha where 0 < alpha·x + beta < 1."""
     xp = env.xp
-    z = data * data.dtype.type(alpha) + data.dtype.type(beta)
+    a, b = scalar_as(data.dtype, alpha), scalar_as(data.dtype, beta)
+    z = data * a + b
     y = xp.clip(z, 0, 1).astype(data.dtype, copy=False)
-    return y, lambda g: (g * ((z > 0) & (z < 1)) * data.dtype.type(alpha),)
+    return y, lambda g: (g * ((z > 0) & (z < 1)) * a,)
 
 
-add(Op('hard_sigmoid', hard_sigmoid, params=[
+add(Op('hard_sigmoid', hard_sigmoid, quiet=True, dtypes=FLOATS, params=[
     Float('alpha', 0.2, single=True, doc='The slope.'),
     Float('beta', 0.5, single=True, doc='The offset.')]))
 
@@ -200,13 +203,13 @@ add(Op('hard_sigmoid', hard_sigmoid, params=[
 def smooth_l1(env, data, scalar):
     """Huber-like: 0.5·(σx)² where |x| < 1/σ², else |x| - 0.5/σ² (σ = ``scalar``)."""
     xp = env.xp
-    s2 = data.dtype.type(scalar * scalar)
+    s2 = scalar_as(data.dtype, scalar * scalar)
     inside = xp.abs(data) < 1 / s2
     y = xp.where(inside, 0.5 * s2 * data * data, xp.abs(data) - 0.5 / s2).astype(data.dtype)
     return y, lambda g: (g * xp.where(inside, s2 * data, xp.sign(data)).astype(data.dtype),)
 
 
-add(Op('smooth_l1', smooth_l1, params=[Float('scalar', 1.0, single=True, doc='σ.')]))
+add(Op('smooth_l1', smooth_l1, quiet=True, params=[Float('scalar', 1.0, single=True, doc='σ.')]))
 
 _CAST_DTYPES = ('bfloat16', 'bool', 'float16', 'float32', 'float64', 'int32', 'int64', 'int8',
                 'uint8')

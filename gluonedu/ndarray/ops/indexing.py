@@ -11,9 +11,9 @@ from ..registry import Axis, Bool, DType, Enum, Float, Int, Op, Shape, add
 
 
 # ---------------------------------------------------------------------- slicing
-def _sliced(env, op, data, key):
+def _sliced(env, op, data, key, allow_empty=False):
     y = data[key]
-    if 0 in y.shape:
+    if 0 in y.shape and not allow_empty:
         raise MXNetError('%s: the range selects no element of an input of shape %s'
                          % (op, data.shape))
     xp = env.xp
@@ -30,26 +30,32 @@ def slice_(env, data, begin, end, step):
 
     As MXNet, a begin outside the axis is an error while an end past it is clipped.
     """
+    if begin is None or end is None:
+        raise MXNetError('slice: begin and end are required')
     if len(begin) != len(end) or (step and len(step) != len(begin)):
         raise MXNetError('slice: begin %s, end %s and step %s need the same length'
                          % (tuple(begin), tuple(end), tuple(step)))
     if len(begin) > data.ndim:
         raise MXNetError('slice: %d bounds for an input of %d dimensions'
                          % (len(begin), data.ndim))
-    step = step or (None,) * len(begin)
+    step = step or (None,) * len(begin)  # None or (): step 1 everywhere
     for axis, (b, s) in enumerate(zip(begin, step)):
         if s == 0:
             raise MXNetError('slice: the step of axis %d cannot be 0' % axis)
         n = data.shape[axis]
         if b is not None and not -n <= b < n:
             raise MXNetError('slice: begin %d is outside axis %d of size %d' % (b, axis, n))
-    return _sliced(env, 'slice', data, tuple(slice(b, e, s) for b, e, s in zip(begin, end, step)))
+    key = tuple(slice(b, e, s) for b, e, s in zip(begin, end, step))
+    # As MXNet: an empty range is an error, except with a negative step.
+    return _sliced(env, 'slice', data, key, allow_empty=any(s is not None and s < 0
+                                                             for s in step))
 
 
 add(Op('slice', slice_, aliases=('crop',), params=[
     Shape('begin', none_items=True, doc='Start per axis (None: from the start).'),
     Shape('end', none_items=True, doc='Stop per axis, exclusive (None: to the end).'),
-    Shape('step', (), none_items=True, doc='Step per axis (default 1).')]))
+    Shape('step', (), none_items=True, accepts_none=True,
+          doc='Step per axis (default 1).')]))
 
 
 def slice_axis(env, data, axis, begin, end):
@@ -183,20 +189,25 @@ add(Op('where', where, ('condition', 'x', 'y'), same_dtype=('x', 'y')))
 
 
 def _nd_indices(indices, data_shape, op):
-    """Integer ids from ``indices`` (M, ...) into the first M axes of ``data_shape``,
-    wrapped when negative; IndexError (as MXNet) for non-integers or ids out of range."""
+    """Integer ids from ``indices`` (M, ...) into the first M axes of ``data_shape``.
+
+    As MXNet: a value must lie in [-n, n - 1] (IndexError otherwise, as MXNet raises);
+    negative values count from the end, and fractions are then truncated (-0.5 -> n - 1).
+    """
+    if indices.ndim < 2:
+        raise MXNetError('%s: indices need at least 2 dimensions (M, ...), got shape %s'
+                         % (op, indices.shape))
     m = indices.shape[0]
     if m > len(data_shape):
         raise MXNetError('%s: indices address %d axes, the data has %d' % (op, m, len(data_shape)))
-    ids = indices.astype(np.int64)
-    bad = ids != indices
-    bounds = np.asarray(data_shape[:m]).reshape((m,) + (1,) * (ids.ndim - 1))
-    bad = bad | (ids < -bounds) | (ids >= bounds)
+    bounds = np.asarray(data_shape[:m]).reshape((m,) + (1,) * (indices.ndim - 1))
+    values = indices.astype(np.float64)
+    bad = (values < -bounds) | (values > bounds - 1)
     if bad.any():
         where = tuple(int(i) for i in np.argwhere(bad)[0])
         raise IndexError('%s: index %s is out of bounds for axis %d with size %d'
                          % (op, indices[where], where[0], data_shape[where[0]]))
-    return ids + (ids < 0) * bounds
+    return (values + (values < 0) * bounds).astype(np.int64)
 
 
 def gather_nd(env, data, indices):
@@ -221,6 +232,9 @@ def scatter_nd(env, data, indices, shape):
     """An array of ``shape``, zero except ``out[indices[:, i...]] = data[i...]`` (the
     inverse of gather_nd; ids out of range are skipped, the last of repeated ids wins)."""
     xp = env.xp
+    if indices.ndim < 2:
+        raise MXNetError('scatter_nd: indices need at least 2 dimensions (M, ...), got shape %s'
+                         % (indices.shape,))
     m = indices.shape[0]
     if m > len(shape) or data.shape != indices.shape[1:] + tuple(shape[m:]):
         raise MXNetError('scatter_nd: data of shape %s does not fit indices of shape %s '
@@ -244,7 +258,10 @@ add(Op('scatter_nd', scatter_nd, ('data', 'indices'), same_dtype=False,
 
 
 def slice_like(env, data, shape_like, axes):
-    """``data`` cut to the size of ``shape_like`` along ``axes`` (all axes if empty)."""
+    """``data`` cut to the size of ``shape_like`` along ``axes`` (all axes if empty; none
+    if None, as MXNet)."""
+    if axes is None:
+        return data.copy(), lambda g: (g, None)
     if not axes:
         if data.ndim != shape_like.ndim:
             raise MXNetError('slice_like: without axes both inputs need the same number of '
@@ -264,7 +281,7 @@ def slice_like(env, data, shape_like, axes):
 
 
 add(Op('slice_like', slice_like, ('data', 'shape_like'), same_dtype=False,
-       params=[Shape('axes', (), doc='The axes to cut (default: all).')]))
+       params=[Shape('axes', (), accepts_none=True, doc='The axes to cut (default: all).')]))
 
 
 def diag(env, data, k, axis1, axis2):
@@ -278,10 +295,10 @@ def diag(env, data, k, axis1, axis2):
     if not (-data.ndim <= axis1 < data.ndim and -data.ndim <= axis2 < data.ndim) or a1 == a2:
         raise MXNetError('diag: axis1=%d and axis2=%d must be two different axes of a %d-D '
                          'input' % (axis1, axis2, data.ndim))
-    y = xp.diagonal(data, k, a1, a2)
-    if y.shape[-1] == 0:
+    if k > data.shape[a2] or -k > data.shape[a1]:
         raise MXNetError('diag: diagonal %d does not exist in an input of shape %s'
                          % (k, data.shape))
+    y = xp.diagonal(data, k, a1, a2)  # may be empty at the edge, as MXNet
 
     def backward(g):
         full = xp.zeros(data.shape, dtype=g.dtype)

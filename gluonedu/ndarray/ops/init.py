@@ -6,7 +6,7 @@ import math
 import numpy as np
 
 from ...base import MXNetError
-from ..registry import Bool, DType, Float, Int, Op, Shape, Str, add, numpy_dtype
+from ..registry import Bool, DType, Float, Int, Op, Shape, Str, add, check_size, numpy_dtype
 
 CREATION_DTYPES = ('bfloat16', 'bool', 'float16', 'float32', 'float64', 'int32', 'int64',
                    'int8', 'uint8')
@@ -17,6 +17,7 @@ def _checked_shape(op, shape):
     if not shape or any(n <= 0 for n in shape):
         raise MXNetError('%s: cannot create an array of shape %s: every dimension must be '
                          'positive' % (op, shape if shape is None else tuple(shape)))
+    check_size(op, int(np.prod(shape, dtype=object)))
     return tuple(shape)
 
 
@@ -42,7 +43,8 @@ def full(env, shape, ctx, dtype, value):
     return env.xp.full(_checked_shape('_full', shape), value, dtype=numpy_dtype(dtype)), None
 
 
-add(Op('_full', full, (), params=[Shape('shape', None, doc='The shape of the array.')]
+add(Op('_full', full, (), params=[Shape('shape', None, accepts_none=True,
+                                                 doc='The shape of the array.')]
        + _creation_params()[1:] + [Float('value', doc='The value of every element.')]))
 
 

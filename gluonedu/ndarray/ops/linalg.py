@@ -3,8 +3,18 @@
 Sparse inputs reach ``dot`` densified unless a storage-aware implementation is registered
 (``compute_ex`` of the entry), as MXNet falls back to dense storage.
 """
+import numpy as np
+
 from ...base import MXNetError
 from ..registry import Bool, Enum, Op, add
+
+def _check_float(env, name, array):
+    """As MXNet: products of float32/float64 arrays (float16 too on a GPU)."""
+    if array.dtype not in (np.float32, np.float64) and not (env.gpu and
+                                                             array.dtype == np.float16):
+        raise MXNetError('%s supports float32 and float64 inputs (and float16 on a GPU), '
+                         'got %s; convert with .astype(\'float32\')' % (name, array.dtype))
+
 
 _PRODUCT_PARAMS = (
     Bool('transpose_a', False, doc='Transpose the first operand first.'),
@@ -18,6 +28,7 @@ def dot(env, lhs, rhs, transpose_a, transpose_b, forward_stype):
 
     ``transpose_a``/``transpose_b`` reverse the axes of that input first.
     """
+    _check_float(env, 'dot', lhs)
     # As MXNet, an N-D input is seen as a matrix and that matrix is transposed: lhs is
     # (prod(shape[:-1]), shape[-1]), or (shape[0], prod(shape[1:])) before transpose_a;
     # rhs is (shape[0], prod(shape[1:])), or (prod(shape[:-1]), shape[-1]) before transpose_b.
@@ -46,6 +57,7 @@ add(Op('dot', dot, ('lhs', 'rhs'), params=_PRODUCT_PARAMS))
 def batch_dot(env, lhs, rhs, transpose_a, transpose_b, forward_stype):
     """Batched matrix product: (..., n, k) by (..., k, m) -> (..., n, m), the leading
     (batch) axes equal, at least one of them."""
+    _check_float(env, 'batch_dot', lhs)
     if lhs.ndim < 3 or lhs.ndim != rhs.ndim:
         raise MXNetError('batch_dot needs two inputs of the same number of dimensions, at '
                          'least 3, got shapes %s and %s' % (lhs.shape, rhs.shape))

@@ -3,7 +3,7 @@ import numpy as np
 
 from ...base import MXNetError
 from .. import _graph
-from ..registry import Axis, Bool, DType, Enum, Float, Int, Op, Shape, add
+from ..registry import FLOATS, Axis, Bool, DType, Enum, Float, Int, Op, Shape, add
 
 
 def fully_connected(env, data, weight, bias=None, *, num_hidden, no_bias, flatten):
@@ -32,7 +32,7 @@ def fully_connected(env, data, weight, bias=None, *, num_hidden, no_bias, flatte
     return y2.reshape(out_shape), backward
 
 
-add(Op('FullyConnected', fully_connected, ('data', 'weight', 'bias'),
+add(Op('FullyConnected', fully_connected, ('data', 'weight', 'bias'), dtypes=FLOATS,
        drop_inputs=lambda p: ('bias',) if p['no_bias'] else (), params=[
            Int('num_hidden', low=1, doc='The number of outputs (rows of the weight).'),
            Bool('no_bias', False, doc='Leave out the bias input.'),
@@ -79,6 +79,8 @@ def dropout(env, data, p, mode, axes, cudnn_off):
     always with ``mode='always'``; otherwise the identity. ``axes`` shares the mask
     along those axes. The mask comes from gluonedu's seeded random generator.
     """
+    if axes and any(not 0 <= a < data.ndim for a in axes):
+        raise MXNetError('Dropout: axes %s must lie in [0, %d)' % (tuple(axes), data.ndim))
     if not (mode == 'always' or env.is_train) or p == 0:
         return data.copy(), lambda g: (g,)
     from ..random import random_state  # the generators sit above the operators
@@ -89,11 +91,11 @@ def dropout(env, data, p, mode, axes, cudnn_off):
     return data * scale, lambda g: (g * scale,)
 
 
-add(Op('Dropout', dropout, quiet=True, params=[
+add(Op('Dropout', dropout, quiet=True, dtypes=FLOATS, params=[
     Float('p', 0.5, low=0, high=1, single=True, doc='The probability of dropping an element.'),
     Enum('mode', ('always', 'training'), 'training',
          doc='Drop only while training, or always.'),
-    Shape('axes', (), doc='Axes along which one mask value is shared.'),
+    Shape('axes', (), accepts_none=True, doc='Axes along which one mask value is shared.'),
     Bool('cudnn_off', False, optional=True, doc='Accepted for compatibility (no cuDNN here).')]))
 
 _SOFTMAX_DTYPES = (None, 'float16', 'float32', 'float64')
@@ -113,6 +115,8 @@ def _as_dtype(y, dtype):
 
 
 def _check_softmax_options(name, use_length):
+    if use_length is None:
+        raise MXNetError('%s: use_length must be True or False, not None' % name)
     if use_length:
         raise MXNetError('%s: use_length=True is not supported by gluonedu' % name)
 
@@ -131,7 +135,7 @@ def softmax(env, data, length=None, *, axis, temperature, dtype, use_length):
     return _as_dtype(y, dtype), backward
 
 
-add(Op('softmax', softmax, ('data', 'length'), float_only=True, quiet=True,
+add(Op('softmax', softmax, ('data', 'length'), dtypes=FLOATS, quiet=True,
        drop_inputs=lambda p: () if p['use_length'] else ('length',), params=_softmax_params()))
 
 
@@ -149,7 +153,7 @@ def log_softmax(env, data, axis, temperature, dtype, use_length):
     return _as_dtype(y, dtype), backward
 
 
-add(Op('log_softmax', log_softmax, float_only=True, quiet=True, params=_softmax_params()))
+add(Op('log_softmax', log_softmax, dtypes=FLOATS, quiet=True, params=_softmax_params()))
 
 
 def softmin(env, data, axis, temperature, dtype, use_length):
@@ -159,7 +163,7 @@ def softmin(env, data, axis, temperature, dtype, use_length):
     return y, lambda g: (-backward(g)[0],)
 
 
-add(Op('softmin', softmin, float_only=True, quiet=True, params=_softmax_params()))
+add(Op('softmin', softmin, dtypes=FLOATS, quiet=True, params=_softmax_params()))
 
 
 def l2_normalization(env, data, eps, mode):
@@ -179,7 +183,7 @@ def l2_normalization(env, data, eps, mode):
     return y, backward
 
 
-add(Op('L2Normalization', l2_normalization, params=[
+add(Op('L2Normalization', l2_normalization, quiet=True, dtypes=FLOATS, params=[
     Float('eps', 1e-10, single=True, doc='Added under the square root.'),
     Enum('mode', ('channel', 'instance', 'spatial'), 'instance', doc='What to normalize over.')]))
 

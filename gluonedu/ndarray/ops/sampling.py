@@ -10,7 +10,7 @@ the log-probabilities of ``_sample_multinomial(get_prob=True)``.
 import numpy as np
 
 from ...base import MXNetError
-from ..registry import Bool, DType, Float, Int, Op, Shape, Str, add, numpy_dtype
+from ..registry import Bool, DType, Float, Int, Op, Shape, Str, add, check_size, numpy_dtype
 from .init import _checked_shape
 
 _FLOAT_DTYPES = ('None', 'float16', 'float32', 'float64')
@@ -121,6 +121,7 @@ def _sample(name, checks, draw, param_names):
                              % (name, [p.shape for p in params]))
         checks(**dict(zip(param_names, params)))
         size = first.shape + tuple(shape)
+        check_size('_sample_' + name, int(np.prod(size, dtype=object)))
         spread = [p.reshape(first.shape + (1,) * len(shape)).astype(np.float64)
                   if p.dtype.kind == 'f' else p.reshape(first.shape + (1,) * len(shape))
                   for p in params]
@@ -146,7 +147,7 @@ for _name, (_params, _checks, _draw) in _DISTRIBUTIONS.items():
                 'normal': ('normal', 'random_normal')}.get(_name, ('random_' + _name,))
     add(Op('_random_' + _name, _random(_name, _checks, _draw), (), aliases=_aliases,
            from_out=True, params=_params + [
-               Shape('shape', None, doc='The shape of the result.'),
+               Shape('shape', None, accepts_none=True, doc='The shape of the result.'),
                Str('ctx', '', doc='Its context ("": the current one).'),
                DType('dtype', _FLOAT_DTYPES, 'None', doc='Its dtype (None: float32).')]))
     _names = [p.name for p in _params]
@@ -173,7 +174,7 @@ add(Op('_random_randint', randint, (), aliases=('random_randint',), from_out=Tru
        params=[
     Int('low', long=True, doc='The smallest value.'),
     Int('high', long=True, doc='One past the largest value.'),
-    Shape('shape', None, doc='The shape of the result.'),
+    Shape('shape', None, accepts_none=True, doc='The shape of the result.'),
     Str('ctx', '', doc='Its context ("": the current one).'),
     DType('dtype', ('None', 'int32', 'int64'), 'None', doc='Its dtype (None: int32).')]))
 

@@ -8,7 +8,7 @@ import numpy as np
 from ...base import MXNetError
 from .. import _graph
 from ..ndarray import NDArray, _unbroadcast
-from ..registry import Axes, Axis, Bool, Enum, Float, Int, Op, Shape, add, get
+from ..registry import Axes, Axis, Bool, Enum, Float, Int, Op, Shape, add, check_size, get
 
 
 def _reshape_grad(shape):
@@ -80,15 +80,21 @@ def reshape(env, data, shape, reverse, target_shape, keep_highest):
     As in MXNet, this operator returns a new array, while the method ``x.reshape(...)``
     returns a view sharing ``x``'s memory.
     """
-    if not shape and target_shape:
-        raise MXNetError('reshape: target_shape is deprecated and not supported; use shape=')
+    if not shape and target_shape:  # the deprecated form: a 0 is the one inferred size
+        if keep_highest:
+            raise MXNetError('reshape: keep_highest is deprecated and not supported; use '
+                             'shape= with the code 0')
+        if any(n < 0 for n in target_shape):
+            raise MXNetError('reshape: target_shape %s has a negative size'
+                             % (tuple(target_shape),))
+        shape = tuple(-1 if n == 0 else n for n in target_shape)
     return reshaped(data, shape, reverse).copy(), _reshape_grad(data.shape)
 
 
 add(Op('Reshape', reshape, aliases=('reshape',), params=[
     Shape('shape', (), doc='The new shape, in MXNet\'s codes.'),
     Bool('reverse', False, doc='Read the codes from the right.'),
-    Shape('target_shape', (), doc='Deprecated; use shape.'),
+    Shape('target_shape', (), accepts_none=True, doc='Deprecated; use shape.'),
     Bool('keep_highest', False, doc='Deprecated; use shape.')]))
 
 
@@ -212,8 +218,10 @@ add(Op('reverse', flip, aliases=('flip',), params=[Shape('axis', doc='The axes t
 def tile(env, data, reps):
     """Repeat the whole array ``reps`` times along each axis."""
     xp = env.xp
+    reps = reps or ()
     if any(r <= 0 for r in reps):
         raise MXNetError('tile: reps %s must be positive' % (tuple(reps),))
+    check_size('tile', data.size * int(np.prod(reps, dtype=object)))
     y = xp.tile(data, reps)
     ndim = max(len(reps), data.ndim)
     in_shape = (1,) * (ndim - data.ndim) + data.shape
@@ -228,7 +236,7 @@ def tile(env, data, reps):
     return y, backward
 
 
-add(Op('tile', tile, params=[Shape('reps', doc='Repetitions per axis.')]))
+add(Op('tile', tile, params=[Shape('reps', accepts_none=True, doc='Repetitions per axis.')]))
 
 
 def repeat(env, data, repeats, axis):
@@ -332,9 +340,10 @@ add(Op('broadcast_to', broadcast_to, params=[Shape('shape', (), doc='The target 
 
 def broadcast_axis(env, data, axis, size):
     """Broadcast the size-1 axes ``axis`` to sizes ``size``."""
-    if len(axis) != len(size):
+    if (axis is None) != (size is None) or (axis is not None and len(axis) != len(size)):
         raise MXNetError('broadcast_axis: axis %s and size %s need the same length'
-                         % (tuple(axis), tuple(size)))
+                         % (axis, size))
+    axis, size = axis or (), size or ()
     _check_axes_in_range('broadcast_axis', axis, data.ndim)
     shape = [0] * data.ndim
     for a, s in zip(axis, size):
@@ -346,19 +355,24 @@ def broadcast_axis(env, data, axis, size):
 
 
 add(Op('broadcast_axis', broadcast_axis, aliases=('broadcast_axes',), params=[
-    Shape('axis', (), doc='The size-1 axes to grow.'),
-    Shape('size', (), doc='Their new sizes.')]))
+    Shape('axis', (), accepts_none=True, doc='The size-1 axes to grow.'),
+    Shape('size', (), accepts_none=True, doc='Their new sizes.')]))
 
 
 def broadcast_like(env, lhs, rhs, lhs_axes, rhs_axes):
-    """Broadcast ``lhs`` to the shape of ``rhs`` (or only ``lhs_axes`` to ``rhs_axes``)."""
-    if lhs_axes is None:
+    """Broadcast ``lhs`` to the shape of ``rhs`` (or only ``lhs_axes`` to the sizes of
+    ``rhs_axes``, when both are given)."""
+    if lhs_axes is None or rhs_axes is None:  # as MXNet: both are needed to pick axes
         shape = rhs.shape
     else:
-        if rhs_axes is None or len(lhs_axes) != len(rhs_axes):
-            raise MXNetError('broadcast_like: lhs_axes and rhs_axes need the same length')
+        if not lhs_axes or len(lhs_axes) != len(rhs_axes):
+            raise MXNetError('broadcast_like: lhs_axes and rhs_axes need the same, non-zero '
+                             'length')
         shape = [0] * lhs.ndim
         for la, ra in zip(lhs_axes, rhs_axes):
+            if not (-lhs.ndim <= la < lhs.ndim and -rhs.ndim <= ra < rhs.ndim):
+                raise MXNetError('broadcast_like: axes %d (lhs %s) and %d (rhs %s) do not both '
+                                 'exist' % (la, lhs.shape, ra, rhs.shape))
             shape[la] = rhs.shape[ra]
     y, backward = broadcast_to(env, lhs, shape)
     return y, lambda g: backward(g) + (None,)

@@ -9,6 +9,8 @@ from ...base import MXNetError
 from ..registry import Axis, Bool, DType, Enum, Int, Op, add
 
 _INDEX_DTYPES = ('float16', 'float32', 'float64', 'int32', 'int64', 'uint8')
+#: sort and argsort refuse float16 in MXNet 1.9.1 (topk takes it).
+_NOT_HALF = ('float32', 'float64', 'uint8', 'int8', 'int32', 'int64', 'bool')
 
 
 def _order(xp, data, axis, is_ascend):
@@ -42,8 +44,8 @@ def argsort(env, data, axis, is_ascend, dtype):
 
 _ORDER_PARAMS = [Axis('axis', -1, optional=True, doc='The axis (None: the flattened array).'),
                  Bool('is_ascend', True, doc='Smallest first.')]
-add(Op('sort', sort, params=_ORDER_PARAMS))
-add(Op('argsort', argsort, params=_ORDER_PARAMS + [
+add(Op('sort', sort, dtypes=_NOT_HALF, params=_ORDER_PARAMS))
+add(Op('argsort', argsort, dtypes=_NOT_HALF, params=_ORDER_PARAMS + [
     DType('dtype', _INDEX_DTYPES, 'float32', doc='The dtype of the indices.')]))
 
 
