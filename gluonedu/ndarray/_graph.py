@@ -23,13 +23,18 @@ STATE = _State()
 
 
 class Node:
-    """How one recorded output was computed: ``backward(out_grad) -> input grads``."""
-    __slots__ = ('inputs', 'backward', 'op')
+    """How one recorded output was computed: ``backward(out_grad) -> input grads``.
 
-    def __init__(self, inputs, backward, op):
+    ``op`` names the operation: ``(Op, params)`` for an operator of the table (the outputs
+    of one call share that tuple; ``index`` tells which output this is), else a name.
+    """
+    __slots__ = ('inputs', 'backward', 'op', 'index')
+
+    def __init__(self, inputs, backward, op, index=0):
         self.inputs = inputs
         self.backward = backward
         self.op = op
+        self.index = index
 
 
 class RowGrad:
@@ -55,11 +60,53 @@ def is_tracked(arr):
     return arr._node is not None or (arr._grad_req is not None and arr._grad_req != 'null')
 
 
-def record(out, inputs, backward, op):
+def record(out, inputs, backward, op, index=0):
     """Attach a node to ``out`` if recording and any input is tracked; returns ``out``."""
     if STATE.recording and any(is_tracked(x) for x in inputs):
-        out._node = Node(tuple(inputs), backward, op)
+        out._node = Node(tuple(inputs), backward, op, index)
     return out
+
+
+def recorded_calls(head):
+    """How ``head`` was computed, for ``autograd.get_symbol``: ``(leaves, calls, output)``.
+
+    ``leaves`` are the arrays the recording started from, ``calls`` the operator calls in
+    order, each ``(key, op, params, inputs)`` with ``inputs`` a list of ``('leaf', i)`` or
+    ``(call key, output index)``, and ``output`` the reference of ``head``. MXNetError if
+    an operation outside the operator table (indexing, in-place writes) took part.
+    """
+    leaves, calls, refs = [], [], {}
+
+    def ref(arr):
+        node = arr._node
+        if node is None:
+            if id(arr) not in refs:
+                refs[id(arr)] = ('leaf', len(leaves))
+                leaves.append(arr)
+            return refs[id(arr)]
+        return (id(node.op), node.index)
+
+    order, visited = [], set()
+    stack = [(head, False)]
+    while stack:  # depth-first, each call after the calls it reads
+        arr, expanded = stack.pop()
+        node = arr._node
+        if node is None:
+            ref(arr)
+        elif expanded:
+            order.append(node)
+        elif id(node.op) not in visited:
+            visited.add(id(node.op))
+            if not isinstance(node.op, tuple):
+                raise MXNetError("get_symbol: this array was computed with %r, which has no "
+                                 "symbolic form; use the operators of mx.nd (e.g. nd.slice "
+                                 "instead of x[...])" % (node.op,))
+            stack.append((arr, True))
+            stack.extend((x, False) for x in reversed(node.inputs))
+    for node in order:
+        op, params = node.op
+        calls.append((id(node.op), op, params, [ref(x) for x in node.inputs]))
+    return leaves, calls, ref(head)
 
 
 def _accumulate(xp, total, grad):

@@ -11,6 +11,10 @@ File format (``mx.nd.save``), version 1: a ZIP archive holding
 Loading never unpickles (``allow_pickle=False``) and checks the manifest against the
 files. Files are written to a temporary file first and renamed into place, so an
 interrupted save never leaves a half-written file under the target name.
+
+``save(..., format='mxnet')`` writes MXNet's own binary format instead (what MXNet's
+``nd.load`` reads, see :mod:`.mxnet_format`); ``load`` recognises either format by its
+first bytes.
 """
 import io as _io
 import json
@@ -23,6 +27,7 @@ import numpy as np
 
 from ..base import MXNetError
 from ..context import cpu
+from . import mxnet_format
 from .ndarray import NDArray, from_numpy
 
 __all__ = ['save', 'load', 'atomic_write']
@@ -57,8 +62,15 @@ def _npy_bytes(array):
     return buf.getvalue()
 
 
-def save(fname, data):
-    """Save an NDArray, a list of NDArrays or a dict of str -> NDArray to ``fname``."""
+def save(fname, data, format='gluonedu'):  # pylint: disable=redefined-builtin
+    """Save an NDArray, a list of NDArrays or a dict of str -> NDArray to ``fname``.
+
+    format : {'gluonedu', 'mxnet'}
+        gluonedu's ZIP of ``.npy`` files (the default), or MXNet's binary format, which
+        MXNet 1.x's ``nd.load`` reads.
+    """
+    if format not in ('gluonedu', 'mxnet'):
+        raise ValueError("save(): format must be 'gluonedu' or 'mxnet', got %r" % (format,))
     if isinstance(data, NDArray):
         data = [data]
     if isinstance(data, dict):
@@ -70,11 +82,17 @@ def save(fname, data):
     else:
         raise TypeError("save() takes an NDArray, a list of NDArrays or a dict of "
                         "str -> NDArray, not %s" % type(data).__name__)
-    entries, blobs = [], []
     for i, (name, arr) in enumerate(items):
         if not isinstance(arr, NDArray):
             raise TypeError("save(): entry %r is a %s, not an NDArray"
                             % (name if name is not None else i, type(arr).__name__))
+    if format == 'mxnet':
+        names = [name for name, _ in items] if kind == 'dict' else []
+        arrays = [arr for _, arr in items]
+        atomic_write(fname, lambda f: mxnet_format.write(f, names, arrays))
+        return
+    entries, blobs = [], []
+    for i, (name, arr) in enumerate(items):
         entry = {'name': name, 'stype': arr.stype, 'shape': list(arr.shape),
                  'dtype': np.dtype(arr.dtype).name}
         if arr.stype == 'row_sparse':
@@ -140,9 +158,14 @@ def _check_manifest(manifest, fname):
 
 
 def load(fname, ctx=None):
-    """Load what :func:`save` wrote: a list or a dict of NDArrays (on ``ctx``, default cpu)."""
+    """Load what :func:`save` wrote — or MXNet's ``nd.save`` — a list or a dict of NDArrays
+    (on ``ctx``, default cpu)."""
     from .sparse import row_sparse_array
     ctx = ctx or cpu()
+    with open(fname, 'rb') as f:
+        if mxnet_format.is_mxnet_file(f.read(8)):
+            f.seek(0)
+            return mxnet_format.read(f, fname, ctx)
     try:
         zf = zipfile.ZipFile(fname)
     except _DAMAGE_ERRORS as err:

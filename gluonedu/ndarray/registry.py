@@ -32,7 +32,7 @@ from . import _graph
 from .ndarray import NDArray, _move
 
 __all__ = ['Op', 'Param', 'Int', 'Float', 'Bool', 'Shape', 'Axis', 'Axes', 'Enum', 'DType',
-           'Str', 'register', 'add', 'get', 'list_ops', 'make_function', 'invoke',
+           'Str', 'register', 'add', 'get', 'list_ops', 'make_function', 'docstring', 'invoke',
            'numpy_dtype', 'check_size', 'FLOATS']
 
 _OPS = {}      # name or alias -> Op
@@ -436,11 +436,23 @@ class Op:
         (row_sparse, csr) inputs; without it such inputs are made dense first.
     from_out : a ``shape`` or ``dtype`` left unset ('None') is that of ``out=`` (the
         samplers).
+    infer_shape : ``f(in_shapes, out_shapes, params) -> (in_shapes, out_shapes)``, the
+        operator's shape rule for symbols (:mod:`.infer` has the common ones). Shapes are
+        tuples, 0 marking an unknown size, or None where nothing is known; the rule fills in
+        what it can and raises MXNetError on a contradiction.
+    infer_type : ``f(in_dtypes, out_dtypes, params) -> (in_dtypes, out_dtypes)`` (NumPy
+        dtypes or None); by default the inputs share one dtype and the outputs have it, or
+        the ``dtype`` parameter's.
+    mutate_inputs : the names of the inputs the operator updates in place (BatchNorm's
+        running statistics): a symbol's auxiliary states.
+    output_names : the names of the outputs (a tuple, or ``f(params) -> tuple``); by
+        default ``output``, or ``output0``, ``output1``, ... for several.
     """
 
     def __init__(self, name, forward, inputs=('data',), params=(), aliases=(), num_outputs=1,
                  drop_inputs=None, same_dtype=True, dtypes=None, quiet=False,
-                 compute_ex=None, from_out=False, doc=None):
+                 compute_ex=None, from_out=False, infer_shape=None, infer_type=None,
+                 mutate_inputs=(), output_names=None, doc=None):
         self.name = name
         self.forward = forward
         self.aliases = tuple(aliases)
@@ -457,6 +469,10 @@ class Op:
         self.quiet = quiet
         self.compute_ex = compute_ex
         self.from_out = from_out
+        self.infer_shape = infer_shape
+        self.infer_type = infer_type
+        self.mutate_inputs = tuple(mutate_inputs)
+        self._output_names = output_names
         self.doc = inspect.cleandoc(doc or forward.__doc__ or '')
         self.defaults = {p.name: p.default for p in params if not p.required}
         self.required = tuple(p.name for p in params if p.required)
@@ -473,6 +489,14 @@ class Op:
         """How many arrays the operator returns for ``params``."""
         n = self._num_outputs
         return n(params) if callable(n) else n
+
+    def output_names(self, params):
+        """The names of the outputs for ``params`` (a symbol's ``<name>_<output>``)."""
+        names = self._output_names
+        if names is not None:
+            return tuple(names(params) if callable(names) else names)
+        n = self.num_outputs(params)
+        return ('output',) if n == 1 else tuple('output%d' % i for i in range(n))
 
     def list_inputs(self, params):
         """The names of the array inputs the operator takes for ``params``."""
@@ -640,11 +664,11 @@ class Op:
         except MemoryError as err:
             raise MXNetError('%s: out of memory (%s)' % (self.name, err)) from None
         if type(result) is list or type(result) is tuple:
-            output = self._wrap_outputs(result, backward, inputs, env.ctx)
+            output = self._wrap_outputs(result, backward, inputs, env.ctx, params)
         else:
             output = NDArray(result, env.ctx)
             if backward is not None and _STATE.recording:
-                _graph.record(output, inputs, backward, self.name)
+                _graph.record(output, inputs, backward, (self, params))
         return output if out is None else _write_out(self, output, out)
 
     def _quiet_forward(self, env, arrays, params):
@@ -665,22 +689,23 @@ class Op:
                 normalized[param.name] = param.normalize(self, value, ndim)
         return params if normalized is None else normalized
 
-    def _wrap_outputs(self, results, backward, inputs, ctx):
+    def _wrap_outputs(self, results, backward, inputs, ctx, params):
         """NDArrays of a multi-output result; ``backward(out_grads)`` gets None for the
         outputs that receive no gradient. A single output is returned as itself."""
         outputs = [NDArray(y, ctx) for y in results]
         if len(outputs) == 1:
             outputs = outputs[0]
             if backward is not None:
-                _graph.record(outputs, inputs, lambda g: backward([g]), self.name)
+                _graph.record(outputs, inputs, lambda g: backward([g]), (self, params))
             return outputs
         if backward is not None:
+            call = (self, params)  # one call: its outputs share it
             for i, y in enumerate(outputs):
                 def backward_i(g, i=i):
                     grads = [None] * len(outputs)
                     grads[i] = g
                     return backward(grads)
-                _graph.record(y, inputs, backward_i, self.name)
+                _graph.record(y, inputs, backward_i, call, i)
         return outputs
 
     def _check_inputs(self, inputs, params):
@@ -802,7 +827,7 @@ def make_function(op, name):
     def function(*args, **kwargs):
         return op(*args, **kwargs)
     function.__name__ = function.__qualname__ = name
-    function.__doc__ = _docstring(op)
+    function.__doc__ = docstring(op)
     function.__signature__ = _signature(op)
     function.__module__ = 'gluonedu.ndarray'
     function.op = op
@@ -824,16 +849,24 @@ def _signature(op):
     return inspect.Signature(items)
 
 
-def _docstring(op):
+def docstring(op, array_type='NDArray'):
+    """The docstring of ``op``'s function in ``mx.nd`` (``array_type='NDArray'``) or
+    ``mx.sym`` (``'Symbol'``): its doc, inputs and parameters."""
     lines = [op.doc, '', 'Parameters', '----------']
     for n in op.input_names:
-        lines.append('%s : NDArray%s' % (n, ' (any number)' if op.variadic else ''))
+        lines.append('%s : %s%s' % (n, array_type, ' (any number)' if op.variadic else ''))
     for p in op.params.values():
         lines.append('%s : %s' % (p.name, p.describe()))
         if p.doc:
             lines.append('    ' + p.doc)
-    lines.append('out : NDArray, optional')
-    lines.append('    Where to write the result (its shape and dtype must match).')
+    if array_type == 'NDArray':
+        lines.append('out : NDArray, optional')
+        lines.append('    Where to write the result (its shape and dtype must match).')
+    else:
+        lines.append('name : str, optional')
+        lines.append('    The name of the node (default: automatic, e.g. %s0).' % op.name.lower())
+        lines.append('attr : dict of str to str, optional')
+        lines.append('    Attributes of the node.')
     lines.append('')
     lines.append('MXNet operator: ``%s``%s.' % (
         op.name, (' (also ' + ', '.join(op.aliases) + ')') if op.aliases else ''))

@@ -15,6 +15,7 @@ import operator
 import numpy as np
 
 from ...base import MXNetError
+from ..infer import broadcast, same_shape
 from ..ndarray import NDArray, _unbroadcast
 from ..registry import Bool, Float, Int, Op, add as _register
 
@@ -212,17 +213,19 @@ for _kind_name, (_bcast, _same, _scalar, _rscalar) in _NAMES.items():
     _doc = "Element-wise %s of two arrays" % _kind_name
     _BROADCAST[_kind_name] = _register(Op(
         _bcast[0], _two_arrays(_kind, False), ('lhs', 'rhs'), aliases=_bcast[1:],
-        quiet=_kind.quiet, doc=_doc + ", broadcasting axes of size 1."))
+        quiet=_kind.quiet, doc=_doc + ", broadcasting axes of size 1.", infer_shape=broadcast))
     _register(Op(_same[0], _two_arrays(_kind, True), ('lhs', 'rhs'), aliases=_same[1:],
-                 quiet=_kind.quiet, doc=_doc + " of one shape."))
+                 quiet=_kind.quiet, doc=_doc + " of one shape.", infer_shape=same_shape))
     _SCALAR[_kind_name] = _register(Op(
         _scalar[0], _with_scalar(_kind, False), params=_SCALAR_PARAMS, aliases=_scalar[1:],
-        quiet=_kind.quiet, doc="Element-wise %s of an array and a scalar." % _kind_name))
+        quiet=_kind.quiet, doc="Element-wise %s of an array and a scalar." % _kind_name,
+        infer_shape=same_shape))
     if _rscalar is not None:
         _RSCALAR[_kind_name] = _register(Op(
             _rscalar[0], _with_scalar(_kind, True), params=_SCALAR_PARAMS,
             aliases=_rscalar[1:], quiet=_kind.quiet,
-            doc="Element-wise %s of a scalar (on the left) and an array." % _kind_name))
+            doc="Element-wise %s of a scalar (on the left) and an array." % _kind_name,
+            infer_shape=same_shape))
 
 
 # ---------------------------------------------------------------------- Python-level helpers
@@ -302,5 +305,5 @@ def add_n(env, *args, num_args):
     return total, lambda g: (g,) * len(args)
 
 
-_register(Op('add_n', add_n, ('*args',), aliases=('ElementWiseSum',),
+_register(Op('add_n', add_n, ('*args',), aliases=('ElementWiseSum',), infer_shape=same_shape,
              params=[Int('num_args', low=1, doc='The number of arrays (set from the call).')]))

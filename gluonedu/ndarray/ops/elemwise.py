@@ -7,6 +7,7 @@ truncated (``sqrt`` of int32 4, 5 gives 2, 2).
 """
 import numpy as np
 
+from ..infer import same_shape
 from ..registry import FLOATS, DType, Enum, Float, Op, add
 from .binary import scalar_as
 
@@ -154,7 +155,8 @@ def _unary_forward(forward, grad):
 
 for _name, (_forward, _grad, _doc, _quiet) in FORMULAS.items():
     if _name != 'softrelu':  # softrelu is an act_type of Activation, not an operator
-        add(Op(_name, _unary_forward(_forward, _grad), quiet=_quiet, doc=_doc))
+        add(Op(_name, _unary_forward(_forward, _grad), quiet=_quiet, doc=_doc,
+               infer_shape=same_shape))
 
 
 def activation(env, data, act_type):
@@ -166,7 +168,7 @@ def activation(env, data, act_type):
 add(Op('Activation', activation,
        params=[Enum('act_type', ('relu', 'sigmoid', 'softrelu', 'softsign', 'tanh'),
                     doc='The activation function.')],
-       quiet=True))
+       quiet=True, infer_shape=same_shape))
 
 
 def clip(env, data, a_min, a_max):
@@ -184,7 +186,8 @@ def clip(env, data, a_min, a_max):
 
 
 add(Op('clip', clip, params=[Float('a_min', single=True, doc='Lower bound.'),
-                             Float('a_max', single=True, doc='Upper bound.')]))
+                             Float('a_max', single=True, doc='Upper bound.')],
+       infer_shape=same_shape))
 
 def hard_sigmoid(env, data, alpha, beta):
     """max(0, min(1, alpha·x + beta)); gradient alpha where 0 < alpha·x + beta < 1."""
@@ -195,7 +198,7 @@ def hard_sigmoid(env, data, alpha, beta):
     return y, lambda g: (g * ((z > 0) & (z < 1)) * a,)
 
 
-add(Op('hard_sigmoid', hard_sigmoid, quiet=True, dtypes=FLOATS, params=[
+add(Op('hard_sigmoid', hard_sigmoid, quiet=True, dtypes=FLOATS, infer_shape=same_shape, params=[
     Float('alpha', 0.2, single=True, doc='The slope.'),
     Float('beta', 0.5, single=True, doc='The offset.')]))
 
@@ -209,7 +212,8 @@ def smooth_l1(env, data, scalar):
     return y, lambda g: (g * xp.where(inside, s2 * data, xp.sign(data)).astype(data.dtype),)
 
 
-add(Op('smooth_l1', smooth_l1, quiet=True, params=[Float('scalar', 1.0, single=True, doc='σ.')]))
+add(Op('smooth_l1', smooth_l1, quiet=True, infer_shape=same_shape,
+       params=[Float('scalar', 1.0, single=True, doc='σ.')]))
 
 _CAST_DTYPES = ('bfloat16', 'bool', 'float16', 'float32', 'float64', 'int32', 'int64', 'int8',
                 'uint8')
@@ -221,7 +225,7 @@ def cast(env, data, dtype):
 
 
 add(Op('Cast', cast, params=[DType('dtype', _CAST_DTYPES, doc='The dtype to convert to.')],
-       aliases=('cast',)))
+       aliases=('cast',), infer_shape=same_shape))
 
 
 def identity(env, data):
@@ -229,7 +233,7 @@ def identity(env, data):
     return data.copy(), lambda g: (g,)
 
 
-add(Op('_copy', identity, aliases=('identity',)))
+add(Op('_copy', identity, aliases=('identity',), infer_shape=same_shape))
 
 
 def stop_gradient(env, data):
@@ -237,7 +241,7 @@ def stop_gradient(env, data):
     return data.copy(), None
 
 
-add(Op('BlockGrad', stop_gradient, aliases=('stop_gradient',)))
+add(Op('BlockGrad', stop_gradient, aliases=('stop_gradient',), infer_shape=same_shape))
 
 
 def _zeros_like_sparse(inputs, params):
@@ -256,5 +260,5 @@ def ones_like(env, data):
     return env.xp.ones_like(data), None
 
 
-add(Op('zeros_like', zeros_like, compute_ex=_zeros_like_sparse))
-add(Op('ones_like', ones_like))
+add(Op('zeros_like', zeros_like, compute_ex=_zeros_like_sparse, infer_shape=same_shape))
+add(Op('ones_like', ones_like, infer_shape=same_shape))

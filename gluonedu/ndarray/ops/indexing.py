@@ -7,6 +7,7 @@ repeat) and the indices get none.
 import numpy as np
 
 from ...base import MXNetError
+from ..infer import forward_rule, like_first
 from ..registry import Axis, Bool, DType, Enum, Float, Int, Op, Shape, add
 
 
@@ -105,7 +106,15 @@ def take(env, a, indices, axis, mode):
     return y, backward
 
 
-add(Op('take', take, ('a', 'indices'), same_dtype=False, params=[
+@forward_rule
+def _take_shape(in_shapes, params):
+    """``a``'s axis replaced by the indices' shape."""
+    a, indices = in_shapes
+    axis = params['axis'] % len(a)
+    return [a[:axis] + indices + a[axis + 1:]]
+
+
+add(Op('take', take, ('a', 'indices'), same_dtype=False, infer_shape=_take_shape, params=[
     Axis('axis', 0, doc='The axis to take along.'),
     Enum('mode', ('clip', 'raise', 'wrap'), 'clip', doc='What out-of-range ids do.')]))
 
@@ -156,7 +165,8 @@ def one_hot(env, indices, depth, on_value, off_value, dtype):
     return xp.where(hot, on_value, off_value).astype(dtype), None
 
 
-add(Op('one_hot', one_hot, ('indices',), params=[
+add(Op('one_hot', one_hot, ('indices',),
+       infer_shape=forward_rule(lambda in_shapes, p: [in_shapes[0] + (p['depth'],)]), params=[
     Int('depth', doc='The number of classes.'),
     Float('on_value', 1.0, doc='The value at the index.'),
     Float('off_value', 0.0, doc='The value elsewhere.'),
@@ -185,7 +195,15 @@ def where(env, condition, x, y):
     return out, backward
 
 
-add(Op('where', where, ('condition', 'x', 'y'), same_dtype=('x', 'y')))
+def _where_shapes(in_shapes, out_shapes, params):
+    """x, y and the result share a shape (the condition: that one, or its first axis)."""
+    ins, outs = like_first(in_shapes[1:], out_shapes, params)
+    ins, outs = like_first(ins[::-1], outs, params)
+    return [in_shapes[0]] + ins[::-1], outs
+
+
+add(Op('where', where, ('condition', 'x', 'y'), same_dtype=('x', 'y'),
+       infer_shape=_where_shapes))
 
 
 def _nd_indices(indices, data_shape, op):
@@ -225,7 +243,15 @@ def gather_nd(env, data, indices):
     return y, backward
 
 
-add(Op('gather_nd', gather_nd, ('data', 'indices'), same_dtype=False))
+@forward_rule
+def _gather_nd_shape(in_shapes, params):
+    """indices (M, ...) pick from data's first M axes: indices.shape[1:] + the rest."""
+    data, indices = in_shapes
+    return [indices[1:] + data[indices[0]:]]
+
+
+add(Op('gather_nd', gather_nd, ('data', 'indices'), same_dtype=False,
+       infer_shape=_gather_nd_shape))
 
 
 def scatter_nd(env, data, indices, shape):
@@ -254,6 +280,7 @@ def scatter_nd(env, data, indices, shape):
 
 
 add(Op('scatter_nd', scatter_nd, ('data', 'indices'), same_dtype=False,
+       infer_shape=forward_rule(lambda in_shapes, p: [tuple(p['shape'])]),
        params=[Shape('shape', doc='The shape of the result.')]))
 
 
@@ -310,6 +337,19 @@ def diag(env, data, k, axis1, axis2):
     return y.copy(), backward
 
 
-add(Op('diag', diag, params=[Int('k', 0, doc='Which diagonal (0: main, >0: above).'),
-                             Int('axis1', 0, doc='The first axis of the 2-D planes.'),
-                             Int('axis2', 1, doc='The second axis of the 2-D planes.')]))
+@forward_rule
+def _diag_shape(in_shapes, params):
+    """A vector becomes a square matrix; a matrix (or N-D) gives its diagonal, last."""
+    shape, k = in_shapes[0], params['k']
+    if len(shape) == 1:
+        return [(shape[0] + abs(k),) * 2]
+    a1, a2 = params['axis1'] % len(shape), params['axis2'] % len(shape)
+    rows, cols = shape[a1], shape[a2]
+    length = max(0, min(rows, cols - k) if k >= 0 else min(rows + k, cols))
+    return [tuple(n for i, n in enumerate(shape) if i not in (a1, a2)) + (length,)]
+
+
+add(Op('diag', diag, infer_shape=_diag_shape,
+       params=[Int('k', 0, doc='Which diagonal (0: main, >0: above).'),
+               Int('axis1', 0, doc='The first axis of the 2-D planes.'),
+               Int('axis2', 1, doc='The second axis of the 2-D planes.')]))

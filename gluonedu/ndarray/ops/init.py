@@ -6,6 +6,7 @@ import math
 import numpy as np
 
 from ...base import MXNetError
+from ..infer import forward_rule, from_shape_param
 from ..registry import Bool, DType, Float, Int, Op, Shape, Str, add, check_size, numpy_dtype
 
 CREATION_DTYPES = ('bfloat16', 'bool', 'float16', 'float32', 'float64', 'int32', 'int64',
@@ -34,8 +35,10 @@ def _creation_params():
             DType('dtype', CREATION_DTYPES, 'float32', doc='Its dtype.')]
 
 
-add(Op('_zeros', _filled('_zeros', 0), (), params=_creation_params()))
-add(Op('_ones', _filled('_ones', 1), (), params=_creation_params()))
+add(Op('_zeros', _filled('_zeros', 0), (), params=_creation_params(),
+       infer_shape=from_shape_param))
+add(Op('_ones', _filled('_ones', 1), (), params=_creation_params(),
+       infer_shape=from_shape_param))
 
 
 def full(env, shape, ctx, dtype, value):
@@ -43,8 +46,8 @@ def full(env, shape, ctx, dtype, value):
     return env.xp.full(_checked_shape('_full', shape), value, dtype=numpy_dtype(dtype)), None
 
 
-add(Op('_full', full, (), params=[Shape('shape', None, accepts_none=True,
-                                                 doc='The shape of the array.')]
+add(Op('_full', full, (), infer_shape=from_shape_param,
+       params=[Shape('shape', None, accepts_none=True, doc='The shape of the array.')]
        + _creation_params()[1:] + [Float('value', doc='The value of every element.')]))
 
 
@@ -67,7 +70,20 @@ def arange(env, start, stop, step, repeat, infer_range, ctx, dtype):
     return env.xp.asarray(values.astype(numpy_dtype(dtype))), None
 
 
-add(Op('_arange', arange, (), params=[
+def _arange_length(params):
+    start, stop, step = params['start'], params['stop'], params['step']
+    if stop is None:
+        start, stop = 0.0, start
+    if step == 0 or params['repeat'] <= 0:
+        raise MXNetError('arange: step must not be 0 and repeat must be positive')
+    count = math.ceil((stop - start) / step) * params['repeat']
+    check_size('_arange', count)
+    return count
+
+
+add(Op('_arange', arange, (),
+       infer_shape=forward_rule(lambda in_shapes, params: [(_arange_length(params),)]),
+       params=[
     Float('start', doc='The first value (the end, without stop).'),
     Float('stop', None, optional=True, doc='The end, exclusive.'),
     Float('step', 1.0, doc='The spacing.'),
@@ -85,7 +101,9 @@ def eye(env, N, M, k, ctx, dtype):
     return env.xp.eye(N, M or N, k, dtype=numpy_dtype(dtype)), None
 
 
-add(Op('_eye', eye, (), params=[
+add(Op('_eye', eye, (),
+       infer_shape=forward_rule(lambda in_shapes, p: [(p['N'], p['M'] or p['N'])]),
+       params=[
     Int('N', long=True, doc='The number of rows.'),
     Int('M', 0, long=True, doc='The number of columns (0: N).'),
     Int('k', 0, long=True, doc='The diagonal (0: main, >0: above).'),
@@ -102,7 +120,8 @@ def linspace(env, start, stop, num, endpoint, ctx, dtype):
     return env.xp.asarray(values.astype(numpy_dtype(dtype))), None
 
 
-add(Op('_linspace', linspace, (), params=[
+add(Op('_linspace', linspace, (),
+       infer_shape=forward_rule(lambda in_shapes, p: [(p['num'],)]), params=[
     Float('start', doc='The first value.'),
     Float('stop', doc='The last value (or the end, without endpoint).'),
     Int('num', doc='How many values.'),

@@ -6,6 +6,7 @@ Sparse inputs reach ``dot`` densified unless a storage-aware implementation is r
 import numpy as np
 
 from ...base import MXNetError
+from ..infer import forward_rule
 from ..registry import Bool, Enum, Op, add
 
 def _check_float(env, name, array):
@@ -51,7 +52,18 @@ def dot(env, lhs, rhs, transpose_a, transpose_b, forward_stype):
     return y, backward
 
 
-add(Op('dot', dot, ('lhs', 'rhs'), params=_PRODUCT_PARAMS))
+@forward_rule
+def _dot_shape(in_shapes, params):
+    """lhs's axes but the contracted one, then rhs's (each seen as a matrix, as dot)."""
+    a, b = in_shapes
+    ta, tb = params['transpose_a'], params['transpose_b']
+    if (a[0] if ta else a[-1]) != (b[-1] if tb else b[0]):
+        raise MXNetError('dot: shapes %s and %s are not aligned (transpose_a=%s, '
+                         'transpose_b=%s)' % (a, b, ta, tb))
+    return [(a[1:] if ta else a[:-1]) + (b[:-1] if tb else b[1:])]
+
+
+add(Op('dot', dot, ('lhs', 'rhs'), params=_PRODUCT_PARAMS, infer_shape=_dot_shape))
 
 
 def batch_dot(env, lhs, rhs, transpose_a, transpose_b, forward_stype):
@@ -76,4 +88,18 @@ def batch_dot(env, lhs, rhs, transpose_a, transpose_b, forward_stype):
     return y, backward
 
 
-add(Op('batch_dot', batch_dot, ('lhs', 'rhs'), params=_PRODUCT_PARAMS))
+@forward_rule
+def _batch_dot_shape(in_shapes, params):
+    """(..., n, k) by (..., k, m) -> (..., n, m)."""
+    a, b = in_shapes
+    if params['transpose_a']:
+        a = a[:-2] + (a[-1], a[-2])
+    if params['transpose_b']:
+        b = b[:-2] + (b[-1], b[-2])
+    if len(a) < 3 or a[:-2] != b[:-2] or a[-1] != b[-2]:
+        raise MXNetError('batch_dot: shapes %s and %s are not aligned' % in_shapes)
+    return [a[:-1] + b[-1:]]
+
+
+add(Op('batch_dot', batch_dot, ('lhs', 'rhs'), params=_PRODUCT_PARAMS,
+       infer_shape=_batch_dot_shape))

@@ -3,6 +3,7 @@ import numpy as np
 
 from ...base import MXNetError
 from .. import _graph
+from ..infer import like_first, merge
 from ..registry import FLOATS, Axis, Bool, DType, Enum, Float, Int, Op, Shape, add
 
 
@@ -32,7 +33,22 @@ def fully_connected(env, data, weight, bias=None, *, num_hidden, no_bias, flatte
     return y2.reshape(out_shape), backward
 
 
+def _fully_connected_shapes(in_shapes, out_shapes, params):
+    """The weight (num_hidden, in_units), the bias and the output from the data's shape."""
+    data, units = in_shapes[0], params['num_hidden']
+    if data is None:
+        return in_shapes, out_shapes
+    rest = data[1:] if params['flatten'] else data[-1:]
+    ins = list(in_shapes)
+    ins[1] = merge(ins[1], (units, int(np.prod(rest)) if all(rest) else 0))
+    if not params['no_bias']:
+        ins[2] = merge(ins[2], (units,))
+    out = (data[0], units) if params['flatten'] else data[:-1] + (units,)
+    return ins, [merge(out_shapes[0], out)]
+
+
 add(Op('FullyConnected', fully_connected, ('data', 'weight', 'bias'), dtypes=FLOATS,
+       infer_shape=_fully_connected_shapes,
        drop_inputs=lambda p: ('bias',) if p['no_bias'] else (), params=[
            Int('num_hidden', low=1, doc='The number of outputs (rows of the weight).'),
            Bool('no_bias', False, doc='Leave out the bias input.'),
@@ -65,7 +81,22 @@ def embedding(env, data, weight, input_dim, output_dim, dtype, sparse_grad):
     return y, backward
 
 
-add(Op('Embedding', embedding, ('data', 'weight'), same_dtype=False, params=[
+def _embedding_shapes(in_shapes, out_shapes, params):
+    """The weight is (input_dim, output_dim); each id becomes a row."""
+    data, out = in_shapes[0], out_shapes[0]
+    if data is not None:
+        out = merge(out, data + (params['output_dim'],))
+    return [data, (params['input_dim'], params['output_dim'])], [out]
+
+
+def _embedding_types(in_types, out_types, params):
+    """The weight and the output have the ``dtype`` parameter's dtype; ids any."""
+    dtype = np.dtype(params['dtype'])
+    return [in_types[0], dtype], [dtype]
+
+
+add(Op('Embedding', embedding, ('data', 'weight'), same_dtype=False,
+       infer_shape=_embedding_shapes, infer_type=_embedding_types, params=[
     Int('input_dim', low=1, doc='The vocabulary size (rows of the weight).'),
     Int('output_dim', low=1, doc='The embedding size (columns of the weight).'),
     DType('dtype', _EMBEDDING_DTYPES, 'float32', doc='The dtype of the weight.'),
@@ -91,7 +122,7 @@ def dropout(env, data, p, mode, axes, cudnn_off):
     return data * scale, lambda g: (g * scale,)
 
 
-add(Op('Dropout', dropout, quiet=True, dtypes=FLOATS, params=[
+add(Op('Dropout', dropout, quiet=True, dtypes=FLOATS, infer_shape=like_first, params=[
     Float('p', 0.5, low=0, high=1, single=True, doc='The probability of dropping an element.'),
     Enum('mode', ('always', 'training'), 'training',
          doc='Drop only while training, or always.'),
@@ -135,7 +166,7 @@ def softmax(env, data, length=None, *, axis, temperature, dtype, use_length):
     return _as_dtype(y, dtype), backward
 
 
-add(Op('softmax', softmax, ('data', 'length'), dtypes=FLOATS, quiet=True,
+add(Op('softmax', softmax, ('data', 'length'), dtypes=FLOATS, quiet=True, infer_shape=like_first,
        drop_inputs=lambda p: () if p['use_length'] else ('length',), params=_softmax_params()))
 
 
@@ -153,7 +184,8 @@ def log_softmax(env, data, axis, temperature, dtype, use_length):
     return _as_dtype(y, dtype), backward
 
 
-add(Op('log_softmax', log_softmax, dtypes=FLOATS, quiet=True, params=_softmax_params()))
+add(Op('log_softmax', log_softmax, dtypes=FLOATS, quiet=True, infer_shape=like_first,
+       params=_softmax_params()))
 
 
 def softmin(env, data, axis, temperature, dtype, use_length):
@@ -163,7 +195,8 @@ def softmin(env, data, axis, temperature, dtype, use_length):
     return y, lambda g: (-backward(g)[0],)
 
 
-add(Op('softmin', softmin, dtypes=FLOATS, quiet=True, params=_softmax_params()))
+add(Op('softmin', softmin, dtypes=FLOATS, quiet=True, infer_shape=like_first,
+       params=_softmax_params()))
 
 
 def l2_normalization(env, data, eps, mode):
@@ -183,9 +216,11 @@ def l2_normalization(env, data, eps, mode):
     return y, backward
 
 
-add(Op('L2Normalization', l2_normalization, quiet=True, dtypes=FLOATS, params=[
-    Float('eps', 1e-10, single=True, doc='Added under the square root.'),
-    Enum('mode', ('channel', 'instance', 'spatial'), 'instance', doc='What to normalize over.')]))
+add(Op('L2Normalization', l2_normalization, quiet=True, dtypes=FLOATS, infer_shape=like_first,
+       params=[
+           Float('eps', 1e-10, single=True, doc='Added under the square root.'),
+           Enum('mode', ('channel', 'instance', 'spatial'), 'instance',
+                doc='What to normalize over.')]))
 
 
 def leaky_relu(env, data, gamma=None, *, act_type, slope, lower_bound, upper_bound):
@@ -202,7 +237,15 @@ def leaky_relu(env, data, gamma=None, *, act_type, slope, lower_bound, upper_bou
                      % act_type)
 
 
-add(Op('LeakyReLU', leaky_relu, ('data', 'gamma'),
+def _leaky_relu_shapes(in_shapes, out_shapes, params):
+    """The output is shaped as the data; prelu's gamma has one slope per channel."""
+    ins, outs = like_first(in_shapes, out_shapes, params)
+    if params['act_type'] == 'prelu' and ins[0] is not None and len(ins[0]) > 1:
+        ins[1] = merge(ins[1], (ins[0][1],))
+    return ins, outs
+
+
+add(Op('LeakyReLU', leaky_relu, ('data', 'gamma'), infer_shape=_leaky_relu_shapes,
        drop_inputs=lambda p: () if p['act_type'] == 'prelu' else ('gamma',), params=[
            Enum('act_type', ('elu', 'gelu', 'leaky', 'prelu', 'rrelu', 'selu'), 'leaky',
                 doc='The activation.'),

@@ -7,6 +7,7 @@ truncates).
 import numpy as np
 
 from ...base import MXNetError
+from ..infer import arg_reduce, forward_rule, reduce as reduce_shape
 from ..registry import Axes, Axis, Bool, DType, Int, Op, add
 
 _REDUCE_PARAMS = (Axes('axis', None, doc='The axes to reduce (None: all).'),
@@ -66,24 +67,28 @@ def _nan_prod_grad(xp, x, y, g):
 
 
 add(Op('sum', _reduction(lambda xp, x, a, k: x.sum(axis=a, keepdims=k), _broadcast_grad),
-       params=_REDUCE_PARAMS, aliases=('sum_axis',),
+       infer_shape=reduce_shape, params=_REDUCE_PARAMS, aliases=('sum_axis',),
        doc='Σ over ``axis`` (all axes if None; all but ``axis`` with ``exclude``).'))
 add(Op('mean', _reduction(lambda xp, x, a, k: x.mean(axis=a, keepdims=k), _mean_grad),
-       params=_REDUCE_PARAMS, doc='The mean over ``axis``.'))
+       infer_shape=reduce_shape, params=_REDUCE_PARAMS, doc='The mean over ``axis``.'))
 add(Op('max', _reduction(lambda xp, x, a, k: x.max(axis=a, keepdims=k), _extreme_grad),
-       params=_REDUCE_PARAMS, aliases=('max_axis',), doc='The maximum over ``axis``.'))
+       infer_shape=reduce_shape, params=_REDUCE_PARAMS, aliases=('max_axis',),
+       doc='The maximum over ``axis``.'))
 add(Op('min', _reduction(lambda xp, x, a, k: x.min(axis=a, keepdims=k), _extreme_grad),
-       params=_REDUCE_PARAMS, aliases=('min_axis',), doc='The minimum over ``axis``.'))
+       infer_shape=reduce_shape, params=_REDUCE_PARAMS, aliases=('min_axis',),
+       doc='The minimum over ``axis``.'))
 add(Op('prod', _reduction(lambda xp, x, a, k: x.prod(axis=a, keepdims=k), _prod_grad),
-       params=_REDUCE_PARAMS, quiet=True,
+       infer_shape=reduce_shape, params=_REDUCE_PARAMS, quiet=True,
        doc='The product over ``axis``; gradient y / x (for non-zero x).'))
 
 
 add(Op('nansum', _reduction(lambda xp, x, a, k: xp.nansum(x, axis=a, keepdims=k), _nan_sum_grad),
-       params=_REDUCE_PARAMS, doc='Σ over ``axis``, NaN counted as 0.'))
+       infer_shape=reduce_shape, params=_REDUCE_PARAMS,
+       doc='Σ over ``axis``, NaN counted as 0.'))
 add(Op('nanprod', _reduction(lambda xp, x, a, k: xp.nanprod(x, axis=a, keepdims=k),
                              _nan_prod_grad),
-       params=_REDUCE_PARAMS, quiet=True, doc='The product over ``axis``, NaN counted as 1.'))
+       infer_shape=reduce_shape, params=_REDUCE_PARAMS, quiet=True,
+       doc='The product over ``axis``, NaN counted as 1.'))
 
 
 def _l2(xp, x, a, keepdims):
@@ -116,7 +121,7 @@ def norm(env, data, ord, axis, out_dtype, keepdims):
     return _NORMS[ord](env, data, axis, keepdims, False)
 
 
-add(Op('norm', norm, quiet=True, params=[
+add(Op('norm', norm, quiet=True, infer_shape=reduce_shape, params=[
     Int('ord', 2, doc='1 (sum of |x|) or 2 (Euclidean).'),
     Axes('axis', None, doc='The axes to reduce (None: all).'),
     DType('out_dtype', (None, 'float16', 'float32', 'float64', 'int32', 'int64', 'int8'), None,
@@ -144,8 +149,8 @@ def _arg_extreme(name):
 
 _ARG_PARAMS = (Axis('axis', None, optional=True, doc='The axis (None: the flattened array).'),
                Bool('keepdims', False, doc='Keep the reduced axis with size 1.'))
-add(Op('argmax', _arg_extreme('argmax'), params=_ARG_PARAMS))
-add(Op('argmin', _arg_extreme('argmin'), params=_ARG_PARAMS))
+add(Op('argmax', _arg_extreme('argmax'), params=_ARG_PARAMS, infer_shape=arg_reduce))
+add(Op('argmin', _arg_extreme('argmin'), params=_ARG_PARAMS, infer_shape=arg_reduce))
 
 
 def argmax_channel(env, data):
@@ -156,4 +161,10 @@ def argmax_channel(env, data):
     return env.xp.argmax(data, axis=1).astype(data.dtype), None
 
 
-add(Op('argmax_channel', argmax_channel))
+@forward_rule
+def _argmax_channel_shape(in_shapes, params):
+    shape = in_shapes[0]
+    return [shape[:1] + shape[2:] or (1,)]
+
+
+add(Op('argmax_channel', argmax_channel, infer_shape=_argmax_channel_shape))

@@ -10,6 +10,7 @@ the log-probabilities of ``_sample_multinomial(get_prob=True)``.
 import numpy as np
 
 from ...base import MXNetError
+from ..infer import dtype_param, forward_rule, from_shape_param, like_first, same_shape
 from ..registry import Bool, DType, Float, Int, Op, Shape, Str, add, check_size, numpy_dtype
 from .init import _checked_shape
 
@@ -142,23 +143,33 @@ def _like(name, checks, draw):
     return forward
 
 
+def _sample_shapes(in_shapes, out_shapes, params):
+    """Parameter arrays of one shape; ``shape`` more axes of samples."""
+    ins, _ = same_shape(in_shapes, [], params)
+    if ins[0] is None:
+        return ins, out_shapes
+    return ins, [ins[0] + tuple(params['shape'])]
+
+
 for _name, (_params, _checks, _draw) in _DISTRIBUTIONS.items():
     _aliases = {'uniform': ('random_uniform', 'uniform'),
                 'normal': ('normal', 'random_normal')}.get(_name, ('random_' + _name,))
     add(Op('_random_' + _name, _random(_name, _checks, _draw), (), aliases=_aliases,
-           from_out=True, params=_params + [
+           from_out=True, infer_shape=from_shape_param, infer_type=dtype_param('float32'),
+           params=_params + [
                Shape('shape', None, accepts_none=True, doc='The shape of the result.'),
                Str('ctx', '', doc='Its context ("": the current one).'),
                DType('dtype', _FLOAT_DTYPES, 'None', doc='Its dtype (None: float32).')]))
     _names = [p.name for p in _params]
     add(Op('_sample_' + _name, _sample(_name, _checks, _draw, _names),
            _SAMPLE_INPUTS.get(_name, tuple(_names)), from_out=True,
+           infer_shape=_sample_shapes, infer_type=dtype_param(None),
            aliases=('sample_' + _name,), params=[
                Shape('shape', (), doc='The samples drawn per element.'),
                DType('dtype', _FLOAT_DTYPES, 'None',
                      doc='The dtype of the result (None: the parameters\').')]))
     add(Op('_random_%s_like' % _name, _like(_name, _checks, _draw), ('data',),
-           params=_params))
+           params=_params, infer_shape=like_first))
 
 
 def randint(env, low, high, shape, ctx, dtype):
@@ -171,7 +182,7 @@ def randint(env, low, high, shape, ctx, dtype):
 
 
 add(Op('_random_randint', randint, (), aliases=('random_randint',), from_out=True,
-       params=[
+       infer_shape=from_shape_param, infer_type=dtype_param('int32'), params=[
     Int('low', long=True, doc='The smallest value.'),
     Int('high', long=True, doc='One past the largest value.'),
     Shape('shape', None, accepts_none=True, doc='The shape of the result.'),
@@ -217,7 +228,19 @@ def multinomial(env, data, shape, get_prob, dtype):
     return [samples, log_prob], backward
 
 
+@forward_rule
+def _multinomial_shapes(in_shapes, params):
+    out = in_shapes[0][:-1] + tuple(params['shape'])
+    return [out] * (2 if params['get_prob'] else 1)
+
+
+def _multinomial_types(in_types, out_types, params):
+    """The ids in ``dtype``, their log-probabilities in the input's dtype."""
+    return in_types, [np.dtype(params['dtype']), in_types[0]][:len(out_types)]
+
+
 add(Op('_sample_multinomial', multinomial, aliases=('sample_multinomial',),
+       infer_shape=_multinomial_shapes, infer_type=_multinomial_types,
        num_outputs=lambda p: 2 if p['get_prob'] else 1, params=[
            Shape('shape', (), doc='The samples drawn per row.'),
            Bool('get_prob', False, doc='Also return their log-probabilities.'),
@@ -231,4 +254,4 @@ def shuffle(env, data):
     return data[env.xp.asarray(order)], None
 
 
-add(Op('_shuffle', shuffle, aliases=('shuffle',)))
+add(Op('_shuffle', shuffle, aliases=('shuffle',), infer_shape=like_first))

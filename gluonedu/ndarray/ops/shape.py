@@ -8,6 +8,7 @@ import numpy as np
 from ...base import MXNetError
 from .. import _graph
 from ..ndarray import NDArray, _unbroadcast
+from ..infer import fixed_dtype, forward_rule, like_first, merge
 from ..registry import Axes, Axis, Bool, Enum, Float, Int, Op, Shape, add, check_size, get
 
 
@@ -91,7 +92,29 @@ def reshape(env, data, shape, reverse, target_shape, keep_highest):
     return reshaped(data, shape, reverse).copy(), _reshape_grad(data.shape)
 
 
-add(Op('Reshape', reshape, aliases=('reshape',), params=[
+def _resolved(shape, size, spec):
+    """``shape`` with its one -1 worked out from ``size``; MXNetError if it does not fit."""
+    known = int(np.prod([n for n in shape if n != -1]))
+    if -1 in shape:
+        if known == 0 or size % known:
+            raise MXNetError('reshape: cannot reshape %d elements into %s' % (size, spec))
+        shape = tuple(size // known if n == -1 else n for n in shape)
+    elif known != size:
+        raise MXNetError('reshape: cannot reshape %d elements into %s' % (size, spec))
+    return shape
+
+
+@forward_rule
+def _reshape_shape(in_shapes, params):
+    """The target of the reshape codes (or of the deprecated ``target_shape``)."""
+    shape, data = params['shape'], in_shapes[0]
+    if not shape and params['target_shape']:
+        shape = tuple(-1 if n == 0 else n for n in params['target_shape'])
+    target = infer_reshape(data, shape, params['reverse'])
+    return [_resolved(target, int(np.prod(data)), shape)]
+
+
+add(Op('Reshape', reshape, aliases=('reshape',), infer_shape=_reshape_shape, params=[
     Shape('shape', (), doc='The new shape, in MXNet\'s codes.'),
     Bool('reverse', False, doc='Read the codes from the right.'),
     Shape('target_shape', (), accepts_none=True, doc='Deprecated; use shape.'),
@@ -139,7 +162,13 @@ def flatten(env, data):
     return data.reshape(data.shape[0], -1).copy(), _reshape_grad(data.shape)
 
 
-add(Op('Flatten', flatten, aliases=('flatten',)))
+@forward_rule
+def _flatten_shape(in_shapes, params):
+    shape = in_shapes[0]
+    return [(shape[0], int(np.prod(shape[1:])))]
+
+
+add(Op('Flatten', flatten, aliases=('flatten',), infer_shape=_flatten_shape))
 
 
 def expand_dims(env, data, axis):
@@ -147,7 +176,15 @@ def expand_dims(env, data, axis):
     return env.xp.expand_dims(data, axis).copy(), _reshape_grad(data.shape)
 
 
-add(Op('expand_dims', expand_dims, params=[Axis('axis', extra=1, doc='Where the new axis goes.')]))
+@forward_rule
+def _expand_dims_shape(in_shapes, params):
+    shape = in_shapes[0]
+    axis = params['axis'] % (len(shape) + 1)
+    return [shape[:axis] + (1,) + shape[axis:]]
+
+
+add(Op('expand_dims', expand_dims, infer_shape=_expand_dims_shape,
+       params=[Axis('axis', extra=1, doc='Where the new axis goes.')]))
 
 
 def squeeze(env, data, axis):
@@ -177,7 +214,19 @@ def transpose(env, data, axes):
     return xp.transpose(data, axes).copy(), lambda g: (xp.transpose(g, inverse),)
 
 
-add(Op('transpose', transpose, params=[Shape('axes', (), doc='The new order of the axes.')]))
+@forward_rule
+def _transpose_shape(in_shapes, params):
+    shape, axes = in_shapes[0], params['axes']
+    if not axes:
+        return [shape[::-1]]
+    if sorted(a % len(shape) for a in axes) != list(range(len(shape))):
+        raise MXNetError('transpose: axes %s must be a permutation of 0..%d'
+                         % (tuple(axes), len(shape) - 1))
+    return [tuple(shape[a] for a in axes)]
+
+
+add(Op('transpose', transpose, infer_shape=_transpose_shape,
+       params=[Shape('axes', (), doc='The new order of the axes.')]))
 
 
 def swapaxes(env, data, dim1, dim2):
@@ -211,7 +260,8 @@ def _flip_all(xp, g, axes):
     return g
 
 
-add(Op('reverse', flip, aliases=('flip',), params=[Shape('axis', doc='The axes to reverse.')]))
+add(Op('reverse', flip, aliases=('flip',), infer_shape=like_first,
+       params=[Shape('axis', doc='The axes to reverse.')]))
 
 
 # ---------------------------------------------------------------------- repetition
@@ -236,7 +286,18 @@ def tile(env, data, reps):
     return y, backward
 
 
-add(Op('tile', tile, params=[Shape('reps', accepts_none=True, doc='Repetitions per axis.')]))
+@forward_rule
+def _tile_shape(in_shapes, params):
+    shape, reps = in_shapes[0], tuple(params['reps'] or ())
+    ndim = max(len(shape), len(reps))
+    shape, reps = (1,) * (ndim - len(shape)) + shape, (1,) * (ndim - len(reps)) + reps
+    out = tuple(n * r for n, r in zip(shape, reps))
+    check_size('tile', int(np.prod(out, dtype=object)))
+    return [out]
+
+
+add(Op('tile', tile, infer_shape=_tile_shape,
+       params=[Shape('reps', accepts_none=True, doc='Repetitions per axis.')]))
 
 
 def repeat(env, data, repeats, axis):
@@ -254,7 +315,17 @@ def repeat(env, data, repeats, axis):
     return y, backward
 
 
-add(Op('repeat', repeat, params=[Int('repeats', doc='How often each element appears.'),
+@forward_rule
+def _repeat_shape(in_shapes, params):
+    shape, n = in_shapes[0], params['repeats']
+    if params['axis'] is None:
+        return [(int(np.prod(shape)) * n,)]
+    axis = params['axis'] % len(shape)
+    return [shape[:axis] + (shape[axis] * n,) + shape[axis + 1:]]
+
+
+add(Op('repeat', repeat, infer_shape=_repeat_shape,
+       params=[Int('repeats', doc='How often each element appears.'),
                                  Axis('axis', None, optional=True,
                                       doc='The axis (None: the flattened array).')]))
 
@@ -274,7 +345,22 @@ def concat(env, *data, num_args, dim):
     return y, lambda g: tuple(xp.split(g, bounds, axis=dim))
 
 
-add(Op('Concat', concat, ('*data',), aliases=('concat',), params=[
+def _concat_shapes(in_shapes, out_shapes, params):
+    """Inputs equal but along ``dim``, where the output has their sum."""
+    known = [s for s in in_shapes if s is not None]
+    if not known:
+        return in_shapes, out_shapes
+    ndim = len(known[0])
+    dim = params['dim'] % ndim
+    common = None
+    for s in known:
+        common = merge(common, s[:dim] + (0,) + s[dim + 1:])
+    ins = [common if s is None else merge(s, common) for s in in_shapes]
+    total = sum(s[dim] for s in ins) if all(s[dim] for s in ins) else 0
+    return ins, [merge(out_shapes[0], common[:dim] + (total,) + common[dim + 1:])]
+
+
+add(Op('Concat', concat, ('*data',), aliases=('concat',), infer_shape=_concat_shapes, params=[
     Int('num_args', low=1, doc='The number of arrays (set from the call).'),
     Axis('dim', 1, doc='The axis to join along.')]))
 
@@ -288,7 +374,19 @@ def stack(env, *data, axis, num_args):
     return y, lambda g: tuple(xp.take(g, i, axis=axis) for i in range(len(data)))
 
 
-add(Op('stack', stack, ('*data',), params=[
+def _stack_shapes(in_shapes, out_shapes, params):
+    """Inputs of one shape; the output has a new axis of their number."""
+    shape = None
+    for s in in_shapes:
+        shape = merge(shape, s)
+    if shape is None:
+        return in_shapes, out_shapes
+    axis = params['axis'] % (len(shape) + 1)
+    out = shape[:axis] + (len(in_shapes),) + shape[axis:]
+    return [shape] * len(in_shapes), [merge(out_shapes[0], out)]
+
+
+add(Op('stack', stack, ('*data',), infer_shape=_stack_shapes, params=[
     Axis('axis', 0, extra=1, doc='Where the new axis goes.'),
     Int('num_args', low=1, doc='The number of arrays (set from the call).')]))
 
@@ -313,7 +411,20 @@ def split(env, data, num_outputs, axis, squeeze_axis):
     return parts, backward
 
 
+@forward_rule
+def _split_shapes(in_shapes, params):
+    shape, n = in_shapes[0], params['num_outputs']
+    axis = params['axis'] % len(shape)
+    if shape[axis] % n:
+        raise MXNetError('split: axis %d of shape %s does not divide into %d equal parts'
+                         % (axis, shape, n))
+    part = shape[:axis] + (() if params['squeeze_axis'] else (shape[axis] // n,)) + \
+        shape[axis + 1:]
+    return [part] * n
+
+
 add(Op('SliceChannel', split, aliases=('split',), num_outputs=lambda p: p['num_outputs'],
+       infer_shape=_split_shapes,
        params=[Int('num_outputs', low=1, doc='The number of parts.'),
                Axis('axis', 1, doc='The axis to split.'),
                Bool('squeeze_axis', False, doc='Drop the split axis (parts of size 1).')]))
@@ -335,7 +446,17 @@ def broadcast_to(env, data, shape):
     return y, lambda g: (_unbroadcast(xp, g, data.shape),)
 
 
-add(Op('broadcast_to', broadcast_to, params=[Shape('shape', (), doc='The target shape.')]))
+@forward_rule
+def _broadcast_to_shape(in_shapes, params):
+    shape, target = in_shapes[0], params['shape']
+    if len(target) != len(shape):
+        raise MXNetError('broadcast_to: shape %s must have %d dimensions like the input %s'
+                         % (tuple(target), len(shape), shape))
+    return [tuple(d if s == 0 else s for d, s in zip(shape, target))]
+
+
+add(Op('broadcast_to', broadcast_to, infer_shape=_broadcast_to_shape,
+       params=[Shape('shape', (), doc='The target shape.')]))
 
 
 def broadcast_axis(env, data, axis, size):
@@ -354,7 +475,16 @@ def broadcast_axis(env, data, axis, size):
     return broadcast_to(env, data, shape)
 
 
-add(Op('broadcast_axis', broadcast_axis, aliases=('broadcast_axes',), params=[
+@forward_rule
+def _broadcast_axis_shape(in_shapes, params):
+    shape = list(in_shapes[0])
+    for a, n in zip(params['axis'] or (), params['size'] or ()):
+        shape[a % len(shape)] = n
+    return [tuple(shape)]
+
+
+add(Op('broadcast_axis', broadcast_axis, aliases=('broadcast_axes',),
+       infer_shape=_broadcast_axis_shape, params=[
     Shape('axis', (), accepts_none=True, doc='The size-1 axes to grow.'),
     Shape('size', (), accepts_none=True, doc='Their new sizes.')]))
 
@@ -420,7 +550,16 @@ def pad(env, data, mode, pad_width, constant_value):
     return y.astype(data.dtype, copy=False), backward
 
 
-add(Op('Pad', pad, aliases=('pad',), params=[
+@forward_rule
+def _pad_shape(in_shapes, params):
+    shape, width = in_shapes[0], params['pad_width']
+    if len(width) != 2 * len(shape):
+        raise MXNetError('pad: pad_width needs %d numbers (before and after each axis), got %d'
+                         % (2 * len(shape), len(width)))
+    return [tuple(n + width[2 * i] + width[2 * i + 1] for i, n in enumerate(shape))]
+
+
+add(Op('Pad', pad, aliases=('pad',), infer_shape=_pad_shape, params=[
     Enum('mode', ('constant', 'edge', 'reflect'), doc='How to fill the border.'),
     Shape('pad_width', doc='(before, after) per axis, zeros for N and C.'),
     Float('constant_value', 0.0, doc='The fill value of mode \'constant\'.')]))
@@ -485,8 +624,10 @@ def size_array(env, data):
     return env.xp.asarray([data.size], dtype=np.int64), None
 
 
-add(Op('shape_array', shape_array))
-add(Op('size_array', size_array))
+add(Op('shape_array', shape_array, infer_type=fixed_dtype('int64'),
+       infer_shape=forward_rule(lambda in_shapes, params: [(len(in_shapes[0]),)])))
+add(Op('size_array', size_array, infer_type=fixed_dtype('int64'),
+       infer_shape=forward_rule(lambda in_shapes, params: [(1,)])))
 
 
 # ---------------------------------------------------------------------- split_v2

@@ -6,6 +6,7 @@ come back in the ``dtype`` asked for (float32 by default, as MXNet).
 import numpy as np
 
 from ...base import MXNetError
+from ..infer import forward_rule
 from ..registry import Axis, Bool, DType, Enum, Int, Op, add
 
 _INDEX_DTYPES = ('float16', 'float32', 'float64', 'int32', 'int64', 'uint8')
@@ -44,8 +45,15 @@ def argsort(env, data, axis, is_ascend, dtype):
 
 _ORDER_PARAMS = [Axis('axis', -1, optional=True, doc='The axis (None: the flattened array).'),
                  Bool('is_ascend', True, doc='Smallest first.')]
-add(Op('sort', sort, dtypes=_NOT_HALF, params=_ORDER_PARAMS))
-add(Op('argsort', argsort, dtypes=_NOT_HALF, params=_ORDER_PARAMS + [
+@forward_rule
+def _sorted_shape(in_shapes, params):
+    """The input's shape, or its size flattened when ``axis`` is None."""
+    shape = in_shapes[0]
+    return [(int(np.prod(shape)),) if params['axis'] is None else shape]
+
+
+add(Op('sort', sort, dtypes=_NOT_HALF, params=_ORDER_PARAMS, infer_shape=_sorted_shape))
+add(Op('argsort', argsort, dtypes=_NOT_HALF, infer_shape=_sorted_shape, params=_ORDER_PARAMS + [
     DType('dtype', _INDEX_DTYPES, 'float32', doc='The dtype of the indices.')]))
 
 
@@ -77,7 +85,30 @@ def topk(env, data, axis, k, ret_typ, is_ascend, dtype):
     return [picked, indices], backward
 
 
-add(Op('topk', topk, num_outputs=lambda p: 2 if p['ret_typ'] == 'both' else 1, params=[
+@forward_rule
+def _topk_shapes(in_shapes, params):
+    """k entries along the axis (of the flattened input for None); a mask is shaped as
+    the input."""
+    shape = in_shapes[0]
+    if params['ret_typ'] == 'mask':
+        return [shape]
+    if params['axis'] is None:
+        shape = (int(np.prod(shape)),)
+    axis = 0 if params['axis'] is None else params['axis'] % len(shape)
+    k = params['k'] if params['k'] >= 1 else shape[axis]
+    top = shape[:axis] + (k,) + shape[axis + 1:]
+    return [top] * (2 if params['ret_typ'] == 'both' else 1)
+
+
+def _topk_types(in_types, out_types, params):
+    """Values (and a mask) in the input's dtype, indices in ``dtype``."""
+    index = np.dtype(params['dtype'])
+    kinds = {'both': [in_types[0], index], 'indices': [index]}
+    return in_types, kinds.get(params['ret_typ'], [in_types[0]])
+
+
+add(Op('topk', topk, num_outputs=lambda p: 2 if p['ret_typ'] == 'both' else 1,
+       infer_shape=_topk_shapes, infer_type=_topk_types, params=[
     Axis('axis', -1, optional=True, doc='The axis (None: the flattened array).'),
     Int('k', 1, doc='How many entries (< 1: all).'),
     Enum('ret_typ', ('both', 'indices', 'mask', 'value'), 'indices', doc='What to return.'),
@@ -105,7 +136,7 @@ def cumsum(env, a, axis, dtype):
     return y, backward
 
 
-add(Op('_np_cumsum', cumsum, ('a',), aliases=('cumsum',), params=[
+add(Op('_np_cumsum', cumsum, ('a',), aliases=('cumsum',), infer_shape=_sorted_shape, params=[
     Int('axis', None, optional=True, doc='The axis (None: the flattened array).'),
     DType('dtype', (None, 'float16', 'float32', 'float64', 'int32', 'int64', 'int8'), None,
           doc='The dtype of the sums (None: the input\'s).')]))
