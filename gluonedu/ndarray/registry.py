@@ -447,12 +447,15 @@ class Op:
         running statistics): a symbol's auxiliary states.
     output_names : the names of the outputs (a tuple, or ``f(params) -> tuple``); by
         default ``output``, or ``output0``, ``output1``, ... for several.
+    hidden_outputs : how many more outputs MXNet's operator has that it does not show
+        (Dropout's mask); an int or ``f(params) -> int``. They count in a symbol file's
+        ``node_row_ptr`` only.
     """
 
     def __init__(self, name, forward, inputs=('data',), params=(), aliases=(), num_outputs=1,
                  drop_inputs=None, same_dtype=True, dtypes=None, quiet=False,
                  compute_ex=None, from_out=False, infer_shape=None, infer_type=None,
-                 mutate_inputs=(), output_names=None, doc=None):
+                 mutate_inputs=(), output_names=None, hidden_outputs=0, doc=None):
         self.name = name
         self.forward = forward
         self.aliases = tuple(aliases)
@@ -473,6 +476,7 @@ class Op:
         self.infer_type = infer_type
         self.mutate_inputs = tuple(mutate_inputs)
         self._output_names = output_names
+        self._hidden_outputs = hidden_outputs
         self.doc = inspect.cleandoc(doc or forward.__doc__ or '')
         self.defaults = {p.name: p.default for p in params if not p.required}
         self.required = tuple(p.name for p in params if p.required)
@@ -488,6 +492,11 @@ class Op:
     def num_outputs(self, params):
         """How many arrays the operator returns for ``params``."""
         n = self._num_outputs
+        return n(params) if callable(n) else n
+
+    def hidden_outputs(self, params):
+        """How many outputs MXNet's operator keeps hidden for ``params``."""
+        n = self._hidden_outputs
         return n(params) if callable(n) else n
 
     def output_names(self, params):

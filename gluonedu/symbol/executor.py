@@ -191,6 +191,10 @@ class Executor:
         if not self._recorded:
             raise MXNetError('backward: call forward(is_train=True) first, with gradients '
                              'bound (args_grad) for some argument')
+        if out_grads is None:  # as MXNet, without a loss operator at the end
+            raise MXNetError('backward: the last operator is not a loss function, so give the '
+                             'head gradient: backward(out_grads=[mx.nd.ones(shape)]) to '
+                             'minimize the output\'s sum')
         if isinstance(out_grads, NDArray):
             out_grads = [out_grads]
         autograd.backward(self.outputs, out_grads, train_mode=is_train)

@@ -74,7 +74,7 @@ class _Graph:
             raise MXNetError('Error in operator %s: inconsistent %s: provided %s, inferred %s'
                              % (node.name, 'shape' if combine is _merge_shape else 'dtype',
                                 _show(old), _show(value))) from None
-        if new != old:
+        if old is None or new != old:  # (NumPy reads None as float64: test None first)
             self.known[key] = new
             return True
         return False

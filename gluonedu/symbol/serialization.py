@@ -106,7 +106,8 @@ def dumps(symbol):
     index = {id(node): i for i, node in enumerate(order)}
     row_ptr = [0]
     for node in order:
-        row_ptr.append(row_ptr[-1] + node.num_outputs())
+        hidden = 0 if node.op is None else node.op.hidden_outputs(node.params)
+        row_ptr.append(row_ptr[-1] + node.num_outputs() + hidden)
     w = _Writer()
     w.begin('{', True)
     w.key('nodes')

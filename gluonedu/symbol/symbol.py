@@ -157,8 +157,8 @@ class Symbol:
         return result
 
     def _compose(self, *args, **kwargs):
-        """Replace this symbol's free variables, by position (in ``list_arguments`` order)
-        or by name, with the outputs of other symbols."""
+        """Replace this symbol's free variables, named as keywords, with the outputs of
+        other symbols."""
         name = kwargs.pop('name', None)
         if args and kwargs:
             raise TypeError('compose only accept input Symbols either as positional or '
@@ -166,19 +166,15 @@ class Symbol:
         for value in list(args) + list(kwargs.values()):
             if not isinstance(value, Symbol):
                 raise TypeError('Compose expect `Symbol` as arguments')
+        if args:  # as MXNet: an operator's inputs are given when it is created
+            raise MXNetError('General composition only supports keyword arguments: name the '
+                             'variables to replace, e.g. net(data=x)')
         arguments = self.list_arguments()
-        if args:
-            if len(args) > len(arguments):
-                raise MXNetError('compose: %d symbols given for %d arguments (%s)'
-                                 % (len(args), len(arguments), ', '.join(arguments)))
-            replace = dict(zip(arguments, args))
-        else:
-            unknown = sorted(set(kwargs) - set(arguments))
-            if unknown:
-                raise MXNetError('compose: %s name no argument of this symbol, whose '
-                                 'arguments are %s' % (unknown, arguments))
-            replace = kwargs
-        entries = {key: _single_entry(sym, key) for key, sym in replace.items()}
+        unknown = sorted(set(kwargs) - set(arguments))
+        if unknown:
+            raise MXNetError('compose: %s name no argument of this symbol, whose arguments '
+                             'are %s' % (unknown, arguments))
+        entries = {key: _single_entry(sym, key) for key, sym in kwargs.items()}
         for node in self._nodes():
             node.inputs = [entries.get(child.name, (child, i)) if child.op is None
                            else (child, i) for child, i in node.inputs]

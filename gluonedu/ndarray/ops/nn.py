@@ -83,10 +83,11 @@ def embedding(env, data, weight, input_dim, output_dim, dtype, sparse_grad):
 
 def _embedding_shapes(in_shapes, out_shapes, params):
     """The weight is (input_dim, output_dim); each id becomes a row."""
-    data, out = in_shapes[0], out_shapes[0]
-    if data is not None:
-        out = merge(out, data + (params['output_dim'],))
-    return [data, (params['input_dim'], params['output_dim'])], [out]
+    data = in_shapes[0]
+    if data is None:  # as MXNet: nothing is inferred before the ids' shape
+        return in_shapes, out_shapes
+    weight = merge(in_shapes[1], (params['input_dim'], params['output_dim']))
+    return [data, weight], [merge(out_shapes[0], data + (params['output_dim'],))]
 
 
 def _embedding_types(in_types, out_types, params):
@@ -122,7 +123,8 @@ def dropout(env, data, p, mode, axes, cudnn_off):
     return data * scale, lambda g: (g * scale,)
 
 
-add(Op('Dropout', dropout, quiet=True, dtypes=FLOATS, infer_shape=like_first, params=[
+add(Op('Dropout', dropout, quiet=True, dtypes=FLOATS, infer_shape=like_first, hidden_outputs=1,
+       params=[
     Float('p', 0.5, low=0, high=1, single=True, doc='The probability of dropping an element.'),
     Enum('mode', ('always', 'training'), 'training',
          doc='Drop only while training, or always.'),
