@@ -30,6 +30,9 @@ __all__ = ['dumps', 'loads', 'load_file', 'MAX_JSON_BYTES']
 #: The MXNet version gluonedu's files claim: the one whose format they follow.
 MXNET_VERSION = 10901
 
+#: Files of MXNet versions before this one (0.9.0) name no Parameter inputs.
+LEGACY_BEFORE = 900
+
 #: The largest symbol file read (real networks take kilobytes to a few megabytes).
 MAX_JSON_BYTES = 64 * 2 ** 20
 
@@ -168,10 +171,20 @@ def loads(text, source='the symbol JSON'):
     return _Reader(source).symbol(graph)
 
 
+def _version(graph):
+    """The MXNet version that wrote ``graph`` (0 when it does not say: before 0.9)."""
+    attrs = graph.get('attrs')
+    version = attrs.get('mxnet_version') if isinstance(attrs, dict) else None
+    if isinstance(version, list) and len(version) == 2 and isinstance(version[1], int):
+        return version[1]
+    return 0
+
+
 class _Reader:
     def __init__(self, source):
         self.source = source
         self.nodes = []
+        self.legacy = False  # written before MXNet 0.9, which left Parameters implicit
 
     def fail(self, what):
         return MXNetError('%s is not a valid symbol graph: %s' % (self.source, what))
@@ -187,6 +200,7 @@ class _Reader:
         if not isinstance(graph, dict):
             raise self.fail('the top level is a %s, not an object' % type(graph).__name__)
         specs = self.field(graph, 'nodes', list, 'the graph')
+        self.legacy = _version(graph) < LEGACY_BEFORE
         for i, spec in enumerate(specs):
             self.nodes.append(self.node(i, spec))
         heads = self.field(graph, 'heads', list, 'the graph')
@@ -238,10 +252,15 @@ class _Reader:
             params = op.parse_params(given)
         except MXNetError as err:
             raise self.fail('%s: %s' % (where, err)) from None
-        expected = len(op.list_inputs(params))
-        if len(inputs) != expected:
+        expected = op.list_inputs(params)
+        if self.legacy and len(inputs) < len(expected):
+            # as MXNet upgrades such files: each missing input becomes a variable that
+            # carries the operator's attributes
+            inputs += [(Node(None, '%s_%s' % (name, missing), attrs), 0)
+                       for missing in expected[len(inputs):]]
+        if len(inputs) != len(expected):
             raise self.fail('%s (%s) has %d inputs, but the operator takes %d with these '
-                            'parameters' % (where, op_name, len(inputs), expected))
+                            'parameters' % (where, op_name, len(inputs), len(expected)))
         return Node(op, name, attrs, inputs, params)
 
     def entry(self, spec, limit, where):

@@ -327,6 +327,135 @@ for dtype, steps in (('float32', 3), ('float64', 10)):
         for name, p in net.collect_params().items():
             out['%s_%s_step%d' % (dtype, name, step)] = p.data()
 '''),
+    _case('trace_once_and_hooks', '''
+calls, hooks = [], []
+
+class Net(mx.gluon.HybridBlock):
+    def __init__(self, **kwargs):
+        super(Net, self).__init__(**kwargs)
+        with self.name_scope():
+            self.dense = mx.gluon.nn.Dense(3)
+
+    def hybrid_forward(self, F, x):
+        calls.append(type(x).__name__)
+        return self.dense(x)
+
+net = Net()
+net.initialize(mx.init.One())
+net.dense.register_forward_hook(lambda b, i, o: hooks.append(
+    ['child', type(i[0]).__name__, type(o).__name__]))
+net.register_forward_hook(lambda b, i, o: hooks.append(
+    ['top', type(i[0]).__name__, type(o).__name__]))
+net.register_forward_pre_hook(lambda b, i: hooks.append(['pre', type(i[0]).__name__]))
+net.hybridize()
+net(mx.nd.ones((2, 4)))
+net(mx.nd.ones((2, 4)))
+out['first_calls'] = list(calls)
+out['hooks'] = hooks
+out['other_batch'] = net(mx.nd.ones((5, 4)))
+out['calls_after_new_shape'] = list(calls)
+out['float64'] = net(mx.nd.ones((2, 4), dtype='float64'))
+out['calls_after_new_dtype'] = list(calls)
+'''),
+    _case('trace_after_input_width_changes', '''
+net = mx.gluon.nn.Dense(3)
+net.initialize()
+net.hybridize()
+net(mx.nd.ones((2, 4)))
+net(mx.nd.ones((2, 6)))
+'''),
+    _case('stale_cache', '''
+calls = []
+
+class Net(mx.gluon.HybridBlock):
+    def __init__(self, **kwargs):
+        super(Net, self).__init__(**kwargs)
+        with self.name_scope():
+            self.dense = mx.gluon.nn.Dense(3, in_units=4)
+
+    def hybrid_forward(self, F, x):
+        calls.append(1)
+        return self.dense(x)
+
+net = Net()
+net.initialize()
+fill(net)
+net.hybridize()
+x = mx.nd.array(inputs['x'][:, :4])
+out['before'] = net(x)
+net.dense.weight.set_data(mx.nd.array(inputs['w35'][:, :4]))
+net.dense.bias.set_data(mx.nd.array([1, 2, 3]))
+out['after_set_data'] = net(x)
+with mx.name.Prefix('r_'):
+    net.dense = mx.gluon.nn.Dense(2, in_units=4)
+net.dense.initialize(mx.init.One())
+out['after_replace'] = net(x)
+net.hybridize(active=False)
+out['imperative'] = net(x)
+net.hybridize()
+out['again'] = net(x)
+net.cast('float64')
+out['cast'] = net(x.astype('float64'))
+out['traces'] = len(calls)
+'''),
+    _case('several_contexts', '''
+net = mlp(hybridize=False)
+net.collect_params().reset_ctx([mx.cpu(0), mx.cpu(1)])
+net.hybridize()
+x = mx.nd.array(inputs['x'])
+out['y0'] = net(x)
+y1 = net(x.as_in_context(mx.cpu(1)))
+out['y1'] = y1
+out['y1_ctx'] = str(y1.context)
+with mx.autograd.record():
+    loss = (net(x.as_in_context(mx.cpu(1))) ** 2).sum()
+loss.backward()
+out['grad1'] = net.collect_params()['hybridsequential0_dense0_weight'].grad(mx.cpu(1))
+out['grad0_zero'] = net.collect_params()['hybridsequential0_dense0_weight'].grad(mx.cpu(0))
+'''),
+    _case('several_contexts_in_one_call', '''
+class Two(mx.gluon.HybridBlock):
+    def hybrid_forward(self, F, a, b):
+        return a + b
+
+net = Two()
+net.hybridize()
+net(mx.nd.ones((2, 4), ctx=mx.cpu(0)), mx.nd.ones((2, 4), ctx=mx.cpu(1)))
+'''),
+    _case('export_before_forward', '''
+net = mlp()
+net.export(files('never_' + side))
+'''),
+    _case('print_summary', '''
+import contextlib, io
+net = mx.gluon.nn.HybridSequential()
+with net.name_scope():
+    net.add(mx.gluon.nn.Dense(8, activation='relu'), mx.gluon.nn.Dropout(0.5),
+            mx.gluon.nn.Dense(4, use_bias=False), mx.gluon.nn.Embedding(5, 3))
+s = net(mx.sym.var('data'))
+s = mx.sym.Concat(s, mx.sym.split(s, num_outputs=2, axis=1)[1], dim=1)
+for i, kwargs in enumerate([{'shape': {'data': (2, 6)}}, {},
+                            {'shape': {'data': (2, 6)}, 'line_length': 80,
+                             'positions': [30, 50, 60, 80]}]):
+    text = io.StringIO()
+    with contextlib.redirect_stdout(text):
+        mx.viz.print_summary(s, **kwargs)
+    out['table%d' % i] = text.getvalue()
+'''),
+    _case('print_summary_not_a_symbol', '''
+mx.viz.print_summary(mx.nd.ones((2, 3)))
+'''),
+    _case('symbol_block_with_missing_params', '''
+net = mlp()
+net(mx.nd.array(inputs['x']))
+net.export(files('missing_' + side))
+mx.gluon.SymbolBlock.imports(files('missing_' + side) + '-symbol.json', ['data'])(
+    mx.nd.array(inputs['x']))
+'''),
+    _case('symbol_block_wrong_input_name', '''
+mx.gluon.SymbolBlock.imports(files('mlp_' + other) + '-symbol.json', ['x'],
+                             files('mlp_' + other) + '-0003.params')
+'''),
     # ------------------------------------------------------------------ files, both ways
     _case('export_mlp', '''
 net = mlp()
@@ -389,6 +518,77 @@ for p in net.collect_params().values():
 net.collect_params().load(files('mlp_' + other) + '-0003.params')
 out['y'] = net(mx.nd.array(inputs['x']))
 '''),
+    _case('save_parameters_file', '''
+net = mlp(hybridize=False)
+if side == 'mxnet':
+    net.save_parameters(files('saved_mxnet.params'))
+''', phase=1),
+    _case('load_parameters_from_mxnet', '''
+net = mlp(hybridize=False, in_units=5)
+for p in net.collect_params().values():
+    p.set_data(p.data() * 0)
+net.load_parameters(files('saved_mxnet.params'))
+out['y'] = net(mx.nd.array(inputs['x']))
+'''),
+    _case('legacy_json_without_parameters', '''
+graph = {'nodes': [{'op': 'null', 'name': 'x', 'inputs': []},
+                   {'op': 'FullyConnected', 'name': 'f', 'attrs': {'num_hidden': '3'},
+                    'inputs': [[0, 0, 0]]}],
+         'arg_nodes': [0], 'heads': [[1, 0, 0]]}
+s = mx.sym.load_json(json.dumps(graph))
+out['arguments'] = s.list_arguments()
+out['json'] = s.tojson()
+out['shapes'] = list(s.infer_shape(x=(2, 4)))
+'''),
+    _case('json_not_json', '''
+mx.sym.load_json('not json')
+'''),
+    _case('json_top_level_list', '''
+mx.sym.load_json('[1, 2]')
+'''),
+    _case('json_unknown_operator', '''
+mx.sym.load_json(json.dumps({'nodes': [{'op': 'null', 'name': 'x', 'inputs': []},
+                                       {'op': 'Frobnicate', 'name': 'f', 'inputs': [[0, 0, 0]]}],
+                             'arg_nodes': [0], 'heads': [[1, 0, 0]]}))
+'''),
+    _case('json_bad_parameter', '''
+mx.sym.load_json(json.dumps({'nodes': [{'op': 'null', 'name': 'x', 'inputs': []},
+                                       {'op': 'FullyConnected', 'name': 'f',
+                                        'attrs': {'num_hidden': 'abc'}, 'inputs': [[0, 0, 0]]}],
+                             'arg_nodes': [0], 'heads': [[1, 0, 0]]}))
+'''),
+    _case('json_head_out_of_range', '''
+mx.sym.load_json(json.dumps({'nodes': [{'op': 'null', 'name': 'x', 'inputs': []}],
+                             'arg_nodes': [0], 'heads': [[5, 0, 0]]}))
+'''),
+    _case('params_truncated', '''
+mx.nd.save(files('whole_' + side + '.params'), {'a': mx.nd.ones((3, 4))},
+           **({'format': 'mxnet'} if side == 'gluonedu' else {}))
+with open(files('whole_' + side + '.params'), 'rb') as f:
+    data = f.read()
+with open(files('cut_' + side + '.params'), 'wb') as f:
+    f.write(data[:60])
+mx.nd.load(files('cut_' + side + '.params'))
+'''),
+    _case('params_huge_count', '''
+import struct
+with open(files('huge_' + side + '.params'), 'wb') as f:
+    f.write(struct.pack('<QQQ', 0x112, 0, 2 ** 64 - 1))
+mx.nd.load(files('huge_' + side + '.params'))
+'''),
+    _case('params_huge_shape', '''
+import struct
+with open(files('bigshape_' + side + '.params'), 'wb') as f:
+    f.write(struct.pack('<QQQ', 0x112, 0, 1) + struct.pack('<Iii', 0xF993FAC9, 0, 2)
+            + struct.pack('<qq', 10 ** 9, 10 ** 9) + struct.pack('<iii', 1, 0, 0))
+mx.nd.load(files('bigshape_' + side + '.params'))
+'''),
+    _case('params_garbage', '''
+with open(files('garbage_' + side + '.params'), 'wb') as f:
+    f.write(b'hello, these are not parameters')
+mx.nd.load(files('garbage_' + side + '.params'))
+'''),
+
 ]
 
 
