@@ -696,7 +696,7 @@ class Op:
                 ctx = x._ctx
             elif x._ctx is not ctx and x._ctx != ctx:
                 raise MXNetError('%s: inputs live on different contexts (%s and %s). Move one '
-                                 'with .as_in_context(%s) first.'
+                                 'with .as_in_context(%s) or .copyto(ctx) first.'
                                  % (self.name, ctx, x._ctx, ctx))
         if self.same_dtype and len(inputs) > 1:
             self._check_dtypes(inputs, params)
