@@ -250,7 +250,7 @@ class Trainer:
                     raise ValueError("Cannot set update_on_kvstore=False on dist kvstore when "
                                      "sparse gradients are present.")
                 update_on_kvstore = config['update_on_kvstore']
-            if kvstore is not None and not isinstance(kvstore, kvs.KVStore):
+            if kvstore is not None and not kvstore.sums_row_sparse:
                 raise ValueError("Cannot use {} for multi-device training with sparse "
                                  "gradients".format(type(kvstore)))
         else:

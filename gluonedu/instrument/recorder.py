@@ -262,9 +262,11 @@ class Recorder:
         """Add a ``metric`` row: ``rec.log('loss', loss.mean())``.
 
         value : a number, a NumPy scalar or a one-element NDArray/array.
+
         step : int, optional
             Defaults to the bus's step count (the number of Trainer steps taken so
             far, so a loss logged after ``trainer.step`` shares that step's number).
+
         Metric rows are kept whatever ``every``, ``kinds`` or ``trainer`` say, and also
         after :meth:`detach`.
         """

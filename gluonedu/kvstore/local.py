@@ -53,7 +53,7 @@ from ..instrument.events import BUS
 from ..ndarray import NDArray
 from ..ndarray.io import atomic_write
 from ..ndarray.sparse import RowSparseNDArray
-from .base import KVStoreBase, optimizer_capability
+from .base import KVStoreBase, check_push_storage, optimizer_capability
 from .compression import compressed_nbytes, create_compression
 
 __all__ = ['KVStore']
@@ -83,6 +83,8 @@ class KVStore(KVStoreBase):
     Create it with ``mx.kv.create('local')``; see the module docstring for what push
     and pull do and where the sums happen.
     """
+
+    sums_row_sparse = True
 
     def __init__(self, kvstore_type='local'):
         self._type = kvstore_type
@@ -198,6 +200,7 @@ class KVStore(KVStoreBase):
     def _merge(self, key, values):
         """The sum of ``values`` on the key's home context (a new array)."""
         stored = self._stored(key)
+        check_push_storage(key, values)
         for v in values:
             if v.shape != stored.shape:
                 raise MXNetError("push to key %r: a value of shape %s does not match the "
@@ -251,6 +254,7 @@ class KVStore(KVStoreBase):
         """Copy each key's stored value into its output(s).
 
         out : NDArray, list of NDArray (e.g. one per device), or a list of those per key.
+
         ignore_sparse : bool, default True
             Leave row-sparse outputs untouched (use :meth:`row_sparse_pull` for them);
             with False they receive every stored row.

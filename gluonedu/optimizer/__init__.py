@@ -8,12 +8,13 @@ from ..ndarray import abs as NDabs  # noqa: N812  (MXNet exports it under this n
 
 __all__ = ['Optimizer', 'register', 'create', 'Updater', 'get_updater', 'NDabs']
 from .adam import Adam
+from .adamw import AdamW
 from .adamax import Adamax
 from .nadam import Nadam
 from .adagrad import AdaGrad
 from .adadelta import AdaDelta
 from .rmsprop import RMSProp
-__all__ += ['Adam', 'Adamax', 'Nadam', 'AdaGrad', 'AdaDelta', 'RMSProp']
+__all__ += ['Adam', 'AdamW', 'Adamax', 'Nadam', 'AdaGrad', 'AdaDelta', 'RMSProp']
 from .sgd import SGD, ccSGD
 from .nag import NAG
 from .signum import Signum

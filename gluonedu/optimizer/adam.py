@@ -4,7 +4,8 @@ import math
 import numpy as np
 
 from .. import ndarray as nd
-from .optimizer import Optimizer, register, accepts_lists, check_hyperparameter
+from .optimizer import (Optimizer, ScheduledMomentum, register, accepts_lists,
+                        check_hyperparameter)
 
 __all__ = ['Adam']
 
@@ -34,7 +35,8 @@ class Adam(Optimizer):
     ----------
     learning_rate : float, default 0.001
     beta1 : float, default 0.9
-        Decay rate of the first-moment (mean) estimate, in [0, 1).
+        Decay rate of the first-moment (mean) estimate, in [0, 1). A momentum schedule
+        (:class:`~gluonedu.lr_scheduler.OneCycleScheduler`) may drive it.
     beta2 : float, default 0.999
         Decay rate of the second-moment (variance) estimate, in [0, 1).
     epsilon : float, default 1e-8
@@ -49,6 +51,7 @@ class Adam(Optimizer):
     """
 
     state_names = ('mean', 'var')
+    beta1 = ScheduledMomentum()
 
     def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-8,
                  lazy_update=True, **kwargs):

@@ -16,18 +16,54 @@ Every built-in optimizer reads a common preamble from this base class:
   ``param_idx2name`` is given, names not ending in ``_weight`` or ``_gamma`` get
   ``wd_mult = 0`` (biases are not decayed);
 * the gradient is first multiplied by ``rescale_grad`` (the Trainer sets 1/batch_size)
-  and, if ``clip_gradient`` is set, clipped to [-clip_gradient, clip_gradient].
+  and, if ``clip_gradient`` is set, clipped to [-clip_gradient, clip_gradient];
+* the momentum-like hyperparameter (SGD's ``momentum``, Adam's ``beta1``; declared with
+  :class:`ScheduledMomentum`) is the constructor's value, unless ``lr_scheduler`` also
+  schedules momentum (:class:`~gluonedu.lr_scheduler.OneCycleScheduler`): then it is
+  the scheduler's value at ``num_update``, read like the learning rate.
 """
 import functools
-import numbers
 import warnings
 
 import numpy as np
 
 from .. import ndarray as nd
+from ..base import check_hyperparameter
 from ..lr_scheduler import LRScheduler
 
-__all__ = ['Optimizer', 'register', 'create', 'accepts_lists', 'check_hyperparameter']
+__all__ = ['Optimizer', 'register', 'create', 'accepts_lists', 'check_hyperparameter',
+           'ScheduledMomentum']
+
+
+class ScheduledMomentum:
+    """The momentum-like hyperparameter of an optimizer, which a schedule may drive.
+
+    Declared on the class (``momentum = ScheduledMomentum()`` in SGD, ``beta1 =
+    ScheduledMomentum()`` in Adam). Reading ``opt.momentum`` gives the value last
+    assigned, unless ``opt.lr_scheduler`` schedules momentum as well
+    (``lr_scheduler.momentum_at(n)`` is not None, as for
+    :class:`~gluonedu.lr_scheduler.OneCycleScheduler`): then it gives the scheduler's
+    value at ``opt.num_update``. So the momentum follows the same clock as the learning
+    rate, and every reader — the readable update, the fused fast path, instrumentation —
+    sees the same value once the step is counted.
+    """
+
+    def __init__(self, default=None):
+        self.default = default
+
+    def __set_name__(self, owner, name):
+        self.name = name
+
+    def __get__(self, opt, owner=None):
+        if opt is None:
+            return self
+        scheduled = opt.scheduled_momentum()
+        if scheduled is not None:
+            return scheduled
+        return opt.__dict__.get(self.name, self.default)
+
+    def __set__(self, opt, value):
+        opt.__dict__[self.name] = value
 
 
 class Optimizer:
@@ -96,6 +132,11 @@ class Optimizer:
         self.param_dict = param_dict if param_dict else {}
         self.set_lr_mult({})
         self.set_wd_mult({})
+        if lr_scheduler is not None and lr_scheduler.momentum_at(begin_num_update) is not None \
+                and self.momentum_hyperparameter() is None:
+            raise ValueError("lr_scheduler %r also schedules momentum, but %s has no momentum "
+                             "to schedule; build the scheduler with cycle_momentum=False"
+                             % (lr_scheduler, type(self).__name__))
 
     # ------------------------------------------------------------------ registry
     @staticmethod
@@ -162,6 +203,24 @@ class Optimizer:
             if not (name.endswith('_weight') or name.endswith('_gamma')):
                 self.wd_mult[name] = 0.0
         self.wd_mult.update(args_wd_mult)
+
+    # ------------------------------------------------------------------ momentum schedule
+    @classmethod
+    def momentum_hyperparameter(cls):
+        """The name of the hyperparameter a momentum schedule drives ('momentum',
+        'beta1'), or None if this optimizer has none (see :class:`ScheduledMomentum`)."""
+        for klass in cls.__mro__:
+            for name, value in vars(klass).items():
+                if isinstance(value, ScheduledMomentum):
+                    return name
+        return None
+
+    def scheduled_momentum(self):
+        """The momentum ``lr_scheduler`` sets at the current ``num_update``, or None when
+        it schedules none."""
+        if self.lr_scheduler is None:
+            return None
+        return self.lr_scheduler.momentum_at(self.num_update)
 
     # ------------------------------------------------------------------ counters
     def _set_current_context(self, device_id):
@@ -288,31 +347,37 @@ def _arrays_in(state):
 
 
 def accepts_lists(update_one):
-    """Let an ``update`` written for one tensor also take lists of them.
+    """Let an ``update`` written for one dense tensor also take lists of them, and csr ones.
 
     MXNet's multi-tensor calls pass lists of indices, weights, grads and states; the
-    readable reference path handles them one parameter at a time.
+    readable reference path handles them one parameter at a time. A csr weight (and its
+    csr states) is updated through dense stand-ins written back afterwards, as MXNet's
+    kernels compute csr arrays ("storage fallback"), so the formula sees dense arrays.
     """
     @functools.wraps(update_one)
     def update(self, index, weight, grad, state):
         if isinstance(index, (list, tuple)):
             for i, w, g, s in zip(index, weight, grad, state):
-                update_one(self, i, w, g, s)
+                _update_csr_densely(update_one, self, i, w, g, s)
         else:
-            update_one(self, index, weight, grad, state)
+            _update_csr_densely(update_one, self, index, weight, grad, state)
     return update
 
 
-def check_hyperparameter(name, value, low=None, high=None, low_open=False, high_open=False):
-    """Raise ValueError naming ``name`` unless ``value`` lies in the given interval."""
-    if not isinstance(value, numbers.Real) or isinstance(value, bool):
-        raise ValueError("%s must be a real number, got %r" % (name, value))
-    too_low = low is not None and (value <= low if low_open else value < low)
-    too_high = high is not None and (value >= high if high_open else value > high)
-    if too_low or too_high or value != value:
-        interval = '%s%s, %s%s' % ('(' if low_open else '[', '-inf' if low is None else low,
-                                   'inf' if high is None else high, ')' if high_open else ']')
-        raise ValueError("%s must lie in %s, got %r" % (name, interval, value))
+def _update_csr_densely(update_one, optimizer, index, weight, grad, state):
+    """``update_one(...)``, with dense stand-ins for a csr weight and csr states."""
+    csr = [a for a in [weight] + list(_arrays_in(state)) if a.stype == 'csr']
+    if not csr:
+        return update_one(optimizer, index, weight, grad, state)
+    dense = {id(a): a.tostype('default') for a in csr}
+
+    def stand_in(item):
+        if isinstance(item, (tuple, list)):
+            return type(item)(stand_in(part) for part in item)
+        return dense.get(id(item), item)
+    update_one(optimizer, index, stand_in(weight), grad, stand_in(state))
+    for array in csr:
+        array[:] = dense[id(array)]
 
 
 register = Optimizer.register

@@ -26,7 +26,7 @@ import warnings
 import numpy as np
 
 from .. import ndarray as nd
-from .optimizer import Optimizer, register, check_hyperparameter
+from .optimizer import Optimizer, ScheduledMomentum, register, check_hyperparameter
 
 __all__ = ['SGD', 'ccSGD', 'MomentumOptimizer']
 
@@ -107,7 +107,7 @@ class MomentumOptimizer(Optimizer):
     """
     state_names = ('momentum',)
     master_copy_first = False
-    momentum = 0.0
+    momentum = ScheduledMomentum(default=0.0)
     #: Whether a row-sparse weight keeps row-sparse momentum (SGD, LARS) or dense (NAG).
     lazy_update = False
 
@@ -170,7 +170,9 @@ class SGD(MomentumOptimizer):
     Parameters
     ----------
     momentum : float, default 0.0
-        Decay of the momentum buffer, >= 0. With 0 there is no state.
+        Decay of the momentum buffer, >= 0. With 0 there is no state. A momentum schedule
+        (:class:`~gluonedu.lr_scheduler.OneCycleScheduler`) may drive it; the state is
+        then made whatever this value.
     lazy_update : bool, default True
         Update only the rows present in a row-sparse gradient.
     multi_precision : bool, default False

@@ -155,10 +155,32 @@ def test_optimizers_without_kernels_run_the_reference():
     assert spec_for(opt) is None
 
 
+#: Built-in optimizers still waiting for a fast path, and why; each runs the reference.
+PENDING_FAST_PATHS = {
+    'adamw': 'new; its fast path follows the recipe of the fast-path restructuring (issue 14)',
+}
+
+
 def test_every_built_in_optimizer_but_test_has_a_fused_kernel():
     built_in = {name: cls for name, cls in mx.optimizer.Optimizer.opt_registry.items()
                 if cls.__module__.startswith('gluonedu.optimizer.')}
-    assert {name for name, cls in built_in.items() if cls not in SPECS} == {'test'}
+    without = {name for name, cls in built_in.items() if cls not in SPECS}
+    assert without == {'test'} | set(PENDING_FAST_PATHS)
+
+
+@pytest.mark.parametrize('name', sorted(PENDING_FAST_PATHS))
+def test_optimizers_pending_a_fast_path_take_the_reference_and_say_why(name):
+    opt = mx.optimizer.create(name)
+    updater = FusedUpdater(opt)
+    weights = [nd.ones((3,)), nd.ones((2, 2))]
+    updater([0, 1], [nd.ones((3,)), nd.ones((2, 2))], weights)
+    assert updater.last_paths == [((0, 1), 'reference: %s has no fused kernel'
+                                   % type(opt).__name__)]
+    reference = Updater(mx.optimizer.create(name))
+    expected = [nd.ones((3,)), nd.ones((2, 2))]
+    reference([0, 1], [nd.ones((3,)), nd.ones((2, 2))], expected)
+    for got, want in zip(weights, expected):
+        np.testing.assert_array_equal(got.asnumpy(), want.asnumpy())
 
 
 def test_float16_without_multi_precision_runs_the_reference():

@@ -10,6 +10,8 @@ import gluonedu as mx
 from gluonedu import autograd, gluon, nd
 from gluonedu.gluon import nn
 from gluonedu.instrument.events import BUS
+from gluonedu.optimizer import Updater
+from gluonedu.optimizer._fused import FusedUpdater
 
 
 @pytest.fixture(autouse=True)
@@ -28,10 +30,12 @@ def _net(ctx, seed=0):
     return net
 
 
-def _train(fused, ctx, optimizer='adam', steps=4, between=None, **trainer_kw):
+def _train(fused, ctx, optimizer='adam', steps=4, between=None, optimizer_params=None,
+           **trainer_kw):
     net = _net(ctx)
     trainer = gluon.Trainer(net.collect_params(), optimizer,
-                            {'learning_rate': 0.05, 'wd': 1e-3}, fused=fused, **trainer_kw)
+                            optimizer_params or {'learning_rate': 0.05, 'wd': 1e-3},
+                            fused=fused, **trainer_kw)
     loss_fn = gluon.loss.SoftmaxCrossEntropyLoss()
     rng = np.random.RandomState(1)
     for step in range(steps):
@@ -62,6 +66,62 @@ def test_trainer_fused_equals_reference(optimizer, n_ctx):
         np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-7)
     assert all(p.startswith('fused:') for u in fused_trainer._updaters
                for _, p in u.last_paths)
+
+
+def test_adamw_takes_the_reference_path_with_the_same_numbers():
+    """AdamW has no fast path yet (test_fused.PENDING_FAST_PATHS): the fused Trainer says so."""
+    fused_net, fused_trainer = _train(True, [mx.cpu(0)], 'adamw')
+    ref_net, _ = _train(False, [mx.cpu(0)], 'adamw')
+    for got, want in zip(_weights(fused_net), _weights(ref_net)):
+        np.testing.assert_array_equal(got, want)
+    paths = fused_trainer._updaters[0].last_paths
+    assert paths and all(p == 'reference: AdamW has no fused kernel' for _, p in paths)
+
+
+@pytest.mark.parametrize('optimizer,momentum', [('sgd', 'momentum'), ('nag', 'momentum'),
+                                                ('lars', 'momentum'), ('adam', 'beta1')])
+def test_one_cycle_momentum_reaches_the_fused_path_as_the_reference(optimizer, momentum):
+    """With a one-cycle schedule, the fused kernels see the scheduled momentum (or beta1)
+    at every step, as the readable update does; and it matters to the result."""
+    def params(cycle):
+        schedule = mx.lr_scheduler.OneCycleScheduler(max_lr=0.05, total_steps=6,
+                                                     base_momentum=0.5, max_momentum=0.95,
+                                                     cycle_momentum=cycle)
+        return {'learning_rate': 0.05, 'wd': 1e-3, 'lr_scheduler': schedule, momentum: 0.95}
+    seen = []
+    fused_net, fused_trainer = _train(
+        True, [mx.cpu(0)], optimizer, steps=5, optimizer_params=params(True),
+        between=lambda step, net, trainer: seen.append(getattr(trainer.optimizer, momentum)))
+    ref_net, _ = _train(False, [mx.cpu(0)], optimizer, steps=5, optimizer_params=params(True))
+    for got, want in zip(_weights(fused_net), _weights(ref_net)):
+        np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-7)
+    assert all(p.startswith('fused:') for _, p in fused_trainer._updaters[0].last_paths)
+    schedule = params(True)['lr_scheduler']
+    assert seen == [schedule.momentum_at(n) for n in range(1, 6)]
+    assert min(seen) < 0.6 and seen[-1] > 0.85
+    constant_net, _ = _train(True, [mx.cpu(0)], optimizer, steps=5,
+                             optimizer_params=params(False))
+    assert not np.allclose(_weights(fused_net)[0], _weights(constant_net)[0])
+
+
+def test_a_momentum_schedule_over_unequal_update_counts_takes_the_reference():
+    """Parameter 1 counted ahead of parameter 0: num_update moves between them, so each
+    sees another momentum; one kernel call cannot give that, the reference path can."""
+    def run(updater_class):
+        schedule = mx.lr_scheduler.OneCycleScheduler(max_lr=0.1, total_steps=8)
+        updater = updater_class(mx.optimizer.create('adam', lr_scheduler=schedule,
+                                                    learning_rate=0.1))
+        weights = [nd.ones((3,)), nd.ones((2,))]
+        for _ in range(3):
+            updater([1], [nd.ones((2,))], [weights[1]])
+        updater([0, 1], [nd.ones((3,)), nd.ones((2,))], weights)
+        return updater, [w.asnumpy() for w in weights]
+    (fused, got), (_, want) = run(FusedUpdater), run(Updater)
+    assert fused.last_paths == [((0, 1), 'reference: a momentum schedule, and update counts '
+                                 'that move num_update within the run (its parameters see '
+                                 'different momenta)')]
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(g, w)
 
 
 def test_replaced_parameters_keep_working():

@@ -6,7 +6,7 @@ Sparse inputs reach ``dot`` densified unless a storage-aware implementation is r
 import numpy as np
 
 from ...base import MXNetError
-from ..registry import Bool, Enum, Op, add
+from ..registry import Bool, Enum, Op, add, get
 
 def _check_float(env, name, array):
     """As MXNet: products of float32/float64 arrays (float16 too on a GPU)."""
@@ -51,7 +51,16 @@ def dot(env, lhs, rhs, transpose_a, transpose_b, forward_stype):
     return y, backward
 
 
-add(Op('dot', dot, ('lhs', 'rhs'), params=_PRODUCT_PARAMS))
+def dot_storage(inputs, params):
+    """``dot`` of sparse inputs: a csr input goes to :func:`gluonedu.ndarray.sparse.dot`
+    (MXNet's storage rules), row_sparse ones are made dense."""
+    from .. import sparse  # sparse storage builds on the operators
+    if any(x.stype == 'csr' for x in inputs):
+        return sparse.dot(*inputs, **params)
+    return get('dot').run([x.tostype('default') for x in inputs], params)
+
+
+add(Op('dot', dot, ('lhs', 'rhs'), params=_PRODUCT_PARAMS, compute_ex=dot_storage))
 
 
 def batch_dot(env, lhs, rhs, transpose_a, transpose_b, forward_stype):

@@ -19,7 +19,12 @@ are updated, for the optimizers MXNet updates lazily). Everything else — row_s
 weights, row_sparse cases :mod:`.lazy` declines, float16 without multi_precision,
 float64, a parameter listed twice, an optimizer without a spec (Test, subclasses), a
 configuration a spec declines (e.g. LBSGD parameters at different points of their
-gradient accumulation) — takes the reference path, one run at a time.
+gradient accumulation), a momentum schedule over parameters whose update counts
+differ — takes the reference path, one run at a time.
+
+A momentum schedule (:class:`~gluonedu.optimizer.optimizer.ScheduledMomentum`) needs
+nothing else here: the specs read ``opt.momentum`` / ``opt.beta1`` after counting, as the
+reference does, and get the scheduled value.
 
 A *run* is what the reference processes as a unit: with aggregated optimizers (SGD,
 LARS, LAMB) all parameters of one dtype, else each maximal stretch of consecutive
@@ -93,9 +98,26 @@ def fast_path_refusal(optimizer, weights, grads, indices=None):
         return 'gradients of another dtype than the weights'
     if len({id(w) for w in weights}) != len(weights):
         return 'a parameter listed twice'
+    if indices is not None and _momentum_moves_within(optimizer, indices):
+        return ('a momentum schedule, and update counts that move num_update within the '
+                'run (its parameters see different momenta)')
     if indices is not None:
         return spec.refusal(optimizer, indices, weights)
     return None
+
+
+def _momentum_moves_within(opt, indices):
+    """Whether a momentum schedule gives the run's parameters different momenta.
+
+    The reference reads the scheduled momentum after counting each parameter (or chunk);
+    one kernel call takes one momentum, read after counting them all. They agree unless
+    a later parameter's count raises ``num_update`` above where the first one left it.
+    """
+    if opt.scheduled_momentum() is None:
+        return False
+    begin = opt.begin_num_update
+    counts = [opt._index_update_count.get(i, begin) + 1 for i in indices]
+    return max(counts) > max(opt.num_update, counts[0])
 
 
 class FusedUpdater(Updater):
