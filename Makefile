@@ -4,6 +4,7 @@
 #   make test   - add the test, dist and docs extras, the MXNet 1.9.1 oracle and Chromium
 #                 (for the browser tests), then run pytest + nbval on the curriculum
 #                 (notebooks/NN_*.ipynb); the tests build the docs too
+#   make execute - re-execute curriculum notebooks in place (NB=...), as the tests run them
 #   make docs   - the API reference and the curriculum as HTML in build/docs (Sphinx)
 #   make parity - the MXNet 1.9.1 parity suites only (tests/parity)
 #   make ref-venv - build the MXNet 1.9.1 reference environment (the parity oracle) only
@@ -48,7 +49,7 @@ ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root)
 # Everything jupyter / IPython / matplotlib write during tests stays inside the venv.
 TEST_VAR := $(abspath $(VENV))/var
 
-.PHONY: all venv lab test docs parity clean ref-venv chromium
+.PHONY: all venv lab test execute docs parity clean ref-venv chromium
 
 all: test
 
@@ -84,10 +85,26 @@ test: export JUPYTER_PLATFORM_DIRS = 1
 test: export IPYTHONDIR          = $(TEST_VAR)/ipython
 test: export MPLCONFIGDIR        = $(TEST_VAR)/matplotlib
 test: export MPLBACKEND          = Agg
+# The notebooks' stored outputs are compared digit for digit, and OpenBLAS's float32 products
+# round differently with the thread count and the CPU kernel it picks: the notebooks are
+# executed (`make execute`) and tested with one thread and Haswell's (AVX2) kernels, the
+# same on every x86-64 machine, whatever its core count.
+test execute: export OPENBLAS_NUM_THREADS = 1
+test execute: export OPENBLAS_CORETYPE    = Haswell
 # Parity tests skip (naming why) without a working oracle, but fail when CI is set.
 test: export GLUONEDU_MXNET_PYTHON = $(MXNET_PYTHON)
 test: $(STAMP) $(REF_STAMP) chromium
 	$(VENV_PYTHON) -m pytest tests $(CURRICULUM) --nbval --nbval-current-env --nbval-sanitize-with nbval_sanitize.cfg $(PYTEST_ARGS)
+
+# Re-execute curriculum notebooks in place, as the tests run them:
+# `make execute NB=notebooks/05_noise_and_batch_size.ipynb` (default: all of them).
+NB ?= $(CURRICULUM)
+execute: export MPLBACKEND = module://matplotlib_inline.backend_inline
+execute: $(STAMP)
+	@for nb in $(NB); do \
+	  echo "executing $$nb"; \
+	  $(VENV)/bin/jupyter nbconvert --to notebook --execute --inplace --log-level=WARN $$nb || exit 1; \
+	done
 
 # The API reference (autodoc from the docstrings) and the curriculum as saved, not re-run
 # (myst-nb). tests/test_docs.py builds the same with warnings as errors.

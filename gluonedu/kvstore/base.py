@@ -36,6 +36,10 @@ class KVStoreBase:
     #: The capability of running the optimizer on the store (``is_capable``).
     OPTIMIZER = 'optimizer'
 
+    #: (gluonedu) Whether a pushpull of a list of keys sends every key before awaiting
+    #: any answer, so that a caller does best to pass all its keys in one call.
+    overlaps_keys = False
+
     #: Whether pushes of row_sparse gradients are summed row by row. The Trainer trains
     #: a multi-device model with sparse gradients on such a store only (MXNet: only on
     #: its built-in stores — 'local', 'device' and the distributed ones — not on custom
@@ -57,6 +61,12 @@ class KVStoreBase:
     def set_optimizer(self, optimizer):
         """Run ``optimizer`` on the store: pushes then update the stored weights."""
         raise NotImplementedError()
+
+    @property
+    def optimizer(self):
+        """(gluonedu) The optimizer the store runs, or None (also for stores that do not
+        say)."""
+        return getattr(getattr(self, '_updater', None), 'optimizer', None)
 
     def is_capable(self, capability):
         """Whether the store supports ``capability`` (only ``OPTIMIZER`` is defined)."""

@@ -175,7 +175,7 @@ class DistKVStore(KVStoreBase):
 
     #: A pushpull of a list of keys sends every request before awaiting any (so the
     #: Trainer passes all its keys in one call).
-    _overlaps_keys = True
+    overlaps_keys = True
 
     def __init__(self, kvstore_type, worker):
         if kvstore_type not in SYNC_TYPES + ASYNC_TYPES:

@@ -2,11 +2,13 @@
 
 Each optimizer lives in its own module whose docstring states its update rule.
 """
-from .optimizer import Optimizer, register, create
+from .optimizer import (Optimizer, register, create, StepScalars, MultiPrecisionState,
+                        state_type)
 from .updater import Updater, get_updater
 from ..ndarray import abs as NDabs  # noqa: N812  (MXNet exports it under this name)
 
-__all__ = ['Optimizer', 'register', 'create', 'Updater', 'get_updater', 'NDabs']
+__all__ = ['Optimizer', 'register', 'create', 'Updater', 'get_updater', 'NDabs',
+           'StepScalars', 'MultiPrecisionState', 'state_type']
 from .adam import Adam
 from .adamw import AdamW
 from .adamax import Adamax

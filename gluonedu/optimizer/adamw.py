@@ -11,14 +11,45 @@ MXNet 1.9.1 has no AdamW optimizer, only the operator ``mx.nd.contrib.adamw_upda
 is a gluonedu addition whose numbers are that operator's (tests/parity/test_adamw_parity.py).
 """
 import math
+from typing import NamedTuple
 
 import numpy as np
 
 from .. import ndarray as nd
+from .fastpath import Kernel, per_t
+from .kernels import clip_constant, clipped, cuda_clip
 from .optimizer import (Optimizer, ScheduledMomentum, register, accepts_lists,
-                        check_hyperparameter)
+                        check_hyperparameter, state_type)
 
-__all__ = ['AdamW']
+__all__ = ['AdamW', 'AdamWState']
+
+
+@state_type
+class AdamWState(NamedTuple):
+    """AdamW's running estimates of the gradient's first and second moments."""
+    mean: object
+    var: object
+
+
+def adamw(weight, grad, mean, var, lr, wd, c_t, rescale, clip, beta1, beta2, one_minus_beta1,
+          one_minus_beta2, epsilon):
+    """AdamW (``adamw_update``) on one element (the fast path's rule)."""
+    grad = rescale * grad
+    if clip > 0:
+        grad = clipped(grad, clip)
+    mean = beta1 * mean + one_minus_beta1 * grad
+    var = beta2 * var + one_minus_beta2 * (grad * grad)
+    return weight - lr * (c_t * mean / (np.sqrt(var) + epsilon) + wd * weight), mean, var
+
+
+ADAMW = Kernel(adamw, writes=('weight', 'mean', 'var'), per_parameter=('lr', 'wd', 'c_t'),
+               cuda='''
+        float gr = rescale * grad;
+        if (clip > 0) gr = %s;
+        mean = beta1 * mean + one_minus_beta1 * gr;
+        var = beta2 * var + one_minus_beta2 * (gr * gr);
+        weight = weight - lr * (c_t * mean / (sqrtf(var) + epsilon) + wd * weight);'''
+               % cuda_clip('gr', 'clip'))
 
 
 @register
@@ -68,10 +99,10 @@ class AdamW(Optimizer):
     **kwargs
         Passed to :class:`Optimizer` (``rescale_grad``, ``clip_gradient``, ...).
 
-    State: ``(mean, var)``, zeros of the weight's shape and dtype.
+    State: ``AdamWState(mean, var)``, zeros of the weight's shape and dtype.
     """
 
-    state_names = ('mean', 'var')
+    state_type = AdamWState
     beta1 = ScheduledMomentum()
 
     def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-6,
@@ -89,7 +120,7 @@ class AdamW(Optimizer):
     def create_state(self, index, weight):
         mean = nd.zeros(weight.shape, weight.context, dtype=weight.dtype)
         var = nd.zeros(weight.shape, weight.context, dtype=weight.dtype)
-        return (mean, var)
+        return AdamWState(mean, var)
 
     def bias_correction(self, t):
         """``c_t = sqrt(1 - beta2**t) / (1 - beta1**t)`` (1 without ``correct_bias``)."""
@@ -99,10 +130,8 @@ class AdamW(Optimizer):
 
     @accepts_lists
     def update(self, index, weight, grad, state):
-        self._update_count(index)
-        lr = self._get_lr(index)
-        wd = self._get_wd(index)
-        c_t = self.bias_correction(self._index_update_count[index])
+        lr, wd, t = self.begin_step(index)
+        c_t = self.bias_correction(t)
         if self.rescale_grad == 0 or not math.isfinite(self.rescale_grad):
             return  # the operator skips such a step
         if grad.stype == 'row_sparse':
@@ -124,3 +153,14 @@ class AdamW(Optimizer):
         mean[:] = beta1 * mean + (1 - beta1) * grad
         var[:] = beta2 * var + (1 - beta2) * (grad * grad)
         weight[:] = weight - lr * (c_t * mean / (nd.sqrt(var) + epsilon) + wd * weight)
+
+    def fused_step(self, run):
+        """:meth:`update` over a fused run, with MXNet's float32 numbers."""
+        lr, wd, t = self.begin_step(list(run.indices))
+        if self.rescale_grad == 0 or not math.isfinite(self.rescale_grad):
+            return  # the operator skips such a step
+        beta1, beta2 = np.float32(self.beta1), np.float32(self.beta2)
+        run(ADAMW, lr=lr, wd=wd, c_t=per_t(t, self.bias_correction),
+            rescale=np.float32(self.rescale_grad), clip=clip_constant(self.clip_gradient),
+            beta1=beta1, beta2=beta2, one_minus_beta1=1 - beta1, one_minus_beta2=1 - beta2,
+            epsilon=np.float32(self.epsilon))

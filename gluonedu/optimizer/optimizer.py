@@ -23,16 +23,21 @@ Every built-in optimizer reads a common preamble from this base class:
   the scheduler's value at ``num_update``, read like the learning rate.
 """
 import functools
+import itertools
 import warnings
+from typing import NamedTuple
 
 import numpy as np
 
 from .. import ndarray as nd
 from ..base import check_hyperparameter
+from ..instrument.events import BUS
 from ..lr_scheduler import LRScheduler
+from .reporting import report_schedule
 
 __all__ = ['Optimizer', 'register', 'create', 'accepts_lists', 'check_hyperparameter',
-           'ScheduledMomentum']
+           'ScheduledMomentum', 'StepScalars', 'MultiPrecisionState', 'state_type',
+           'STATE_TYPES']
 
 
 class ScheduledMomentum:
@@ -64,6 +69,41 @@ class ScheduledMomentum:
 
     def __set__(self, opt, value):
         opt.__dict__[self.name] = value
+
+
+class StepScalars(NamedTuple):
+    """What one update of a parameter reads at its start (:meth:`Optimizer.begin_step`).
+
+    ``lr``: the learning rate (scheduled, times ``lr_mult``); ``wd``: the weight decay
+    (times ``wd_mult``); ``t``: the parameter's update count, this update included.
+    Numbers for one index; NumPy arrays, one entry per index, for a list of them.
+    """
+    lr: object
+    wd: object
+    t: object
+
+
+#: Registered state types, by class name (saved states come back as these classes).
+STATE_TYPES = {}
+
+
+def state_type(cls):
+    """Register a NamedTuple of state arrays (a class decorator).
+
+    An optimizer's ``create_state`` returns one (e.g. ``AdamState(mean, var)``): it unpacks
+    like MXNet's plain tuples, and its field names are the arrays' names everywhere —
+    instrumentation events, norms, saved states, the fast path's kernel arguments.
+    """
+    STATE_TYPES[cls.__name__] = cls
+    return cls
+
+
+@state_type
+class MultiPrecisionState(NamedTuple):
+    """A float16 weight's state under ``multi_precision``: its float32 master copy and the
+    optimizer's own state of that copy."""
+    weight_fp32: object
+    state: object
 
 
 class Optimizer:
@@ -237,9 +277,72 @@ class Optimizer:
             self._index_update_count[idx] += 1
             self.num_update = max(self._index_update_count[idx], self.num_update)
 
+    def begin_step(self, indices, per_call=1, lr_before_count=False):
+        """Count one update of each index and read its lr, wd and count: a StepScalars.
+
+        The step's bookkeeping, for the readable updates and the fast path alike.
+        ``indices``: one index (the result holds numbers) or a list (NumPy arrays, one
+        entry per index). The indices are counted in order, ``per_call`` at a time, as
+        calls of the reference update count them: one by one (the one-tensor updates,
+        ``per_call=1``), or a whole multi-tensor call before its learning rates are read
+        (SGD, LARS). The scheduler sees ``num_update`` — the largest count so far — as it
+        stands at each read. ``lr_before_count``: each index's lr is read before it is
+        counted (LBSGD, as MXNet's).
+        """
+        single = not isinstance(indices, (list, tuple))
+        indices = [indices] if single else list(indices)
+        counts, begin = self._index_update_count, self.begin_num_update
+        before = self.num_update
+        if len(set(indices)) == len(indices):   # each index once: count them all at once
+            t = [counts.get(i, begin) + 1 for i in indices]
+            counts.update(zip(indices, t))
+        else:                                    # an index listed twice counts twice
+            t = []
+            for index in indices:
+                counts[index] = counts.get(index, begin) + 1
+                t.append(counts[index])
+        # The num_update each index's lr read sees: the largest count so far, after its
+        # call of per_call indices (or before the index itself, with lr_before_count).
+        running = list(itertools.accumulate(t, max, initial=before))
+        self.num_update = running[-1]
+        if lr_before_count:
+            seen = running[:-1]
+        elif per_call == 1:
+            seen = running[1:]
+        else:
+            last = len(t)
+            seen = [running[min(k - k % per_call + per_call, last)] for k in range(last)]
+        scheduled = {}
+        for n in seen:   # in order, once per distinct value: schedulers may keep state
+            if n not in scheduled:
+                scheduled[n] = self._scheduled_lr(n)
+        params = self.param_dict
+        if params and all(i in params for i in indices):   # the Trainer's case, quickly
+            lr_mults = [params[i].lr_mult for i in indices]
+            wd_mults = [params[i].wd_mult for i in indices]
+        else:
+            lr_mults = [self._mult(i, self.lr_mult, 'lr_mult') for i in indices]
+            wd_mults = [self._mult(i, self.wd_mult, 'wd_mult') for i in indices]
+        lrs = [scheduled[n] * m for n, m in zip(seen, lr_mults)]
+        wds = [self.wd * m for m in wd_mults]
+        if single:
+            return StepScalars(lrs[0], wds[0], t[0])
+        return StepScalars(np.array(lrs, dtype=np.float64), np.array(wds, dtype=np.float64),
+                           np.array(t, dtype=np.int64))
+
+    def _scheduled_lr(self, num_update):
+        """The learning rate before multipliers: the scheduler's at ``num_update`` (reported
+        as a ``schedule`` event), or lr."""
+        if self.lr_scheduler is None:
+            return self.lr
+        lr = self.lr_scheduler(num_update)
+        if BUS.active:
+            report_schedule(self.lr_scheduler, num_update, lr)
+        return lr
+
     def _get_lrs(self, indices):
         """Learning rates of ``indices``: scheduled (or fixed) lr times each lr_mult."""
-        lr = self.lr_scheduler(self.num_update) if self.lr_scheduler is not None else self.lr
+        lr = self._scheduled_lr(self.num_update)
         return [lr * self._mult(index, self.lr_mult, 'lr_mult') for index in indices]
 
     def _get_lr(self, index):
@@ -262,6 +365,11 @@ class Optimizer:
         return 1.0
 
     # ------------------------------------------------------------------ states & updates
+    #: The NamedTuple of this optimizer's state (its fields name the arrays), or None
+    #: for an optimizer without state. A state of one array is that array itself, as
+    #: in MXNet, and is named by the type's one field.
+    state_type = None
+
     def create_state(self, index, weight):
         """The state (e.g. momentum) ``update`` needs for ``weight``; None if none."""
         return None
@@ -270,12 +378,12 @@ class Optimizer:
         """As :meth:`create_state`, plus a float32 master copy for float16 weights.
 
         With ``multi_precision=True`` a float16 weight gets the state
-        ``(weight_fp32, create_state(index, weight_fp32))``. Without it, float16 weights
-        are updated in float16, with a warning.
+        ``MultiPrecisionState(weight_fp32, create_state(index, weight_fp32))``. Without
+        it, float16 weights are updated in float16, with a warning.
         """
         if self.multi_precision and weight.dtype == np.float16:
             master = weight.astype(np.float32)
-            return (master, self.create_state(index, master))
+            return MultiPrecisionState(master, self.create_state(index, master))
         if weight.dtype == np.float16 and not self.multi_precision:
             warnings.warn("Accumulating with float16 in optimizer can lead to poor accuracy or "
                           "slow convergence. Consider using multi_precision=True option of "
@@ -304,26 +412,35 @@ class Optimizer:
         else:
             self.update(index, weight, grad, state)
 
-    # ------------------------------------------------------------------ instrumentation
-    #: Names of the parts of a state, in order ('momentum', 'mean', 'var', ...).
-    state_names = ()
-    #: Where multi_precision keeps the float32 master copy: state[0] (the generic
-    #: wrapper) or state[1] (SGD, NAG, LARS, LBSGD, as MXNet).
-    master_copy_first = True
+    def named_states(self, state, weight=None):
+        """``[(name, array)]``: the arrays of a ``state``, named by its fields.
 
-    def named_states(self, state, weight):
-        """``[(name, array)]`` for the arrays of ``weight``'s ``state``, for instrumentation.
-
-        A float32 master copy kept for a float16 weight is named 'weight_fp32'.
+        A float32 master copy (multi_precision) is 'weight_fp32' and comes first; a state
+        that is one bare array takes the one field of :attr:`state_type`; the arrays of a
+        tuple without field names are 'state0', 'state1', ... . ``weight`` is accepted
+        for compatibility and not needed.
         """
-        if self.multi_precision and weight.dtype == np.float16 and isinstance(state, tuple):
-            master, inner = state if self.master_copy_first else state[::-1]
-            return [('weight_fp32', master)] + self.named_states(inner, master)
-        parts = state if isinstance(state, (tuple, list)) else (state,)
-        if len(parts) != len(self.state_names):
-            return [('state%d' % i, a) for i, a in enumerate(_arrays_in(state))]
-        return [(name, part) for name, part in zip(self.state_names, parts)
-                if isinstance(part, nd.NDArray)]
+        named = list(_named_arrays(state, self.state_type))
+        named.sort(key=lambda item: item[0] != 'weight_fp32')   # stable: the master first
+        return named
+
+    # ------------------------------------------------------------------ the fast path
+    # An optimizer with a fast path defines fused_step(self, run) in its own class (see
+    # gluonedu.optimizer.fastpath and docs/fused.md); the fused executor calls it.
+
+    #: Whether ``fused_step`` makes one kernel pass over all the parameters (then the
+    #: norms a Recorder asks for are summed inside that pass).
+    fused_one_pass = True
+
+    def fused_refusal(self, indices, weights, grads):
+        """Why these parameters cannot take this optimizer's fast path (a str), or None.
+
+        Checked before anything is counted; the reference path then runs. By default
+        row_sparse gradients are declined (they need a lazy kernel).
+        """
+        if any(g.stype == 'row_sparse' for g in grads):
+            return 'row_sparse gradients: %s has no lazy kernel' % type(self).__name__
+        return None
 
     # ------------------------------------------------------------------ helpers for subclasses
     def _rescaled(self, grad):
@@ -335,6 +452,37 @@ class Optimizer:
 
     def __repr__(self):
         return '%s(learning_rate=%r, wd=%r)' % (type(self).__name__, self.learning_rate, self.wd)
+
+
+def _named_arrays(state, kind):
+    """(name, array) pairs of ``state`` (see :meth:`Optimizer.named_states`)."""
+    if state is None:
+        return
+    if isinstance(state, nd.NDArray):
+        fields = getattr(kind, '_fields', ())
+        yield (fields[0] if len(fields) == 1 else 'state0'), state
+        return
+    if isinstance(state, MultiPrecisionState):
+        yield 'weight_fp32', state.weight_fp32
+        yield from _named_arrays(state.state, kind)
+        return
+    fields = getattr(state, '_fields', None)
+    if fields is None:
+        for i, array in enumerate(_arrays_in(state)):
+            yield 'state%d' % i, array
+        return
+    for field, part in zip(fields, state):
+        if isinstance(part, nd.NDArray):
+            yield field, part
+        elif part is not None:
+            yield from _named_arrays(part, kind)
+
+
+def rebuilt(like, items):
+    """A container like ``like`` (a list, a tuple, a state NamedTuple) holding ``items``."""
+    if isinstance(like, list):
+        return list(items)
+    return type(like)(*items) if hasattr(like, '_fields') else tuple(items)
 
 
 def _arrays_in(state):
@@ -373,7 +521,7 @@ def _update_csr_densely(update_one, optimizer, index, weight, grad, state):
 
     def stand_in(item):
         if isinstance(item, (tuple, list)):
-            return type(item)(stand_in(part) for part in item)
+            return rebuilt(item, [stand_in(part) for part in item])
         return dense.get(id(item), item)
     update_one(optimizer, index, stand_in(weight), grad, stand_in(state))
     for array in csr:

@@ -363,7 +363,7 @@ def _base_schedule(recorder, lr_series):
         return ('schedule', np.array([r.step for r in schedule], dtype=np.int64),
                 np.array([r.value for r in schedule], dtype=np.float64))
     trainer = getattr(recorder, 'trainer', None)
-    for param in getattr(trainer, '_params', None) or ():
+    for param in getattr(trainer, 'params', None) or ():
         if param.name in lr_series and param.lr_mult:
             steps, values = lr_series[param.name]
             return 'schedule (lr / lr_mult)', steps, values / param.lr_mult
