@@ -1,18 +1,21 @@
 """One optimizer step: gluonedu (fused and reference) vs MXNet 1.9.1 vs PyTorch CPU.
 
-    .venv/bin/python benchmarks/step.py [--repeat 15] [--quick]
+    .venv/bin/python benchmarks/step.py [--repeat 15] [--rounds 3] [--quick]
 
 Layouts: "big" (8 parameters, 8 M floats in all) and "many" (400 parameters of 2,000
-floats); optimizers Adam, SGD-momentum, NAG, RMSProp, AdaGrad, LAMB; 1 and 2 contexts.
-Each row prints min and median milliseconds of ``Trainer.step`` (gradients already in
-place), the ratios, and the floor: the bytes the optimizer must move at the NumPy
-copy bandwidth measured in the same run.
+floats); optimizers Adam, SGD-momentum, NAG, RMSProp, AdaGrad, LAMB; contexts "1", "2"
+(``update_on_kvstore=False``: the all-reduce, then the optimizer on each context) and
+"2s" (MXNet's default, ``update_on_kvstore`` left to the Trainer's rule: the store runs
+the optimizer once on the summed gradients and the contexts pull the weights). Each row
+prints min and median milliseconds of ``Trainer.step`` (gradients already in place), the
+ratios, and the floor: the bytes the optimizer must move at the NumPy copy bandwidth
+measured in the same run.
 
 Peers run in their own interpreters, each one subprocess for all rows:
 
 * MXNet 1.9.1: ``--mxnet-python`` (default ``.venv-mxnet/bin/python``, as ``make
-  ref-venv`` builds it). With 2 contexts both frameworks use ``kvstore='device'`` and
-  ``update_on_kvstore=False`` (the optimizer runs per context after the all-reduce).
+  ref-venv`` builds it). With 2 contexts both frameworks use ``kvstore='device'``, with
+  the same ``update_on_kvstore``.
 * PyTorch 2.13 CPU: ``--torch-python`` (default: this interpreter if it can import
   torch, else ``.venv-bench/bin/python``). torch is not a gluonedu dependency; make a
   separate benchmark venv::
@@ -21,10 +24,16 @@ Peers run in their own interpreters, each one subprocess for all rows:
       .venv-bench/bin/pip install numpy torch==2.13.0     # the CPU build
 
   ``foreach=True`` and ``fused=True`` variants (where PyTorch has them: no LAMB; no fused
-  NAG/RMSProp). "2 contexts" for PyTorch: two replicas whose gradients are summed with
-  ``torch._foreach_add_`` and copied back before both optimizers step.
+  NAG/RMSProp). "2" for PyTorch: two replicas whose gradients are summed with
+  ``torch._foreach_add`` and copied back before both optimizers step; "2s": the sum, one
+  optimizer step (replica 0's), its weights copied to replica 1.
 
-A peer that is missing is reported as such; the rest still runs.
+The frameworks take turns: ``--rounds`` rounds, each timing gluonedu (fused), then MXNet,
+then PyTorch, every case ``--repeat`` times; a case's figure is its minimum over all
+rounds (its median too). On a shared machine, whose load drifts over minutes, this
+gives every framework the same chances at a quiet moment. (The readable reference path
+is timed in the first round only.) A peer that is missing is reported as such; the rest
+still runs.
 """
 import argparse
 import json
@@ -40,6 +49,8 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, REPO)
 
 LAYOUTS = {'big': [1_000_000] * 8, 'many': [2_000] * 400}
+#: (label, contexts, whether the store runs the optimizer: MXNet's default rule)
+CONTEXTS = [('1', 1, False), ('2', 2, False), ('2s', 2, True)]
 OPTIMIZERS = ['adam', 'sgd', 'nag', 'rmsprop', 'adagrad', 'lamb']
 #: float32 arrays each optimizer must read + write per parameter element (its floor).
 BYTES_PER_ELEMENT = {'adam': 7 * 4, 'sgd': 5 * 4, 'nag': 5 * 4, 'rmsprop': 5 * 4,
@@ -59,7 +70,7 @@ GLUON_DRIVER = textwrap.dedent('''
     import numpy as np
     def bench(mx, cases, repeat, fused):
         out = {}
-        for key, (opt, kwargs, sizes, n_ctx) in cases.items():
+        for key, (opt, kwargs, sizes, n_ctx, on_store) in cases.items():
             ctx = [mx.cpu(i) for i in range(n_ctx)]
             params = []
             for i, n in enumerate(sizes):
@@ -67,8 +78,9 @@ GLUON_DRIVER = textwrap.dedent('''
                 p.initialize(mx.init.Uniform(0.1), ctx=ctx)
                 params.append(p)
             extra = {} if fused is None else {'fused': fused}
+            uok = None if n_ctx == 1 or on_store else False   # on_store: MXNet's rule
             trainer = mx.gluon.Trainer(params, opt, dict(kwargs), kvstore='device',
-                                       update_on_kvstore=False if n_ctx > 1 else None, **extra)
+                                       update_on_kvstore=uok, **extra)
             rng = np.random.RandomState(0)
             for p in params:
                 for g in p.list_grad():
@@ -112,7 +124,7 @@ TORCH_MAIN = textwrap.dedent('''
             return torch.optim.Adagrad(params, lr=lr, weight_decay=wd, **flag)
         return None
     out = {}
-    for key, (opt, kwargs, sizes, n_ctx) in cases.items():
+    for key, (opt, kwargs, sizes, n_ctx, on_store) in cases.items():
         for variant in ('foreach', 'fused'):
             replicas = [[torch.empty(n).uniform_(-0.1, 0.1).requires_grad_() for n in sizes]
                         for _ in range(n_ctx)]
@@ -129,10 +141,13 @@ TORCH_MAIN = textwrap.dedent('''
                     if n_ctx > 1:
                         grads = [[p.grad for p in rep] for rep in replicas]
                         total = torch._foreach_add(grads[0], grads[1])
-                        for gs in grads:
+                        for gs in (grads[:1] if on_store else grads):
                             torch._foreach_copy_(gs, total)
-                    for o in optims:
+                    for o in (optims[:1] if on_store else optims):
                         o.step()
+                    if on_store:   # the other replica pulls the updated weights
+                        with torch.no_grad():
+                            torch._foreach_copy_(replicas[1], replicas[0])
                     if r >= 3:
                         times.append((time.perf_counter() - start) * 1e3)
                 out['%s|%s' % (key, variant)] = times
@@ -151,6 +166,18 @@ def run_peer(python, source, cases, repeat):
     if proc.returncode != 0:
         return 'failed: ' + (proc.stderr.strip().splitlines() or ['?'])[-1][:80]
     return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def _merge(times, new):
+    """``times`` with the timings of one more round (a peer's failure: its message)."""
+    if isinstance(new, str) or isinstance(times, str):
+        return times if isinstance(times, str) else (new if not times else times)
+    for key, value in new.items():
+        if isinstance(value, list) and isinstance(times.get(key, []), list):
+            times.setdefault(key, []).extend(value)
+        else:
+            times.setdefault(key, value)
+    return times
 
 
 def copy_bandwidth(repeat=10):
@@ -184,6 +211,8 @@ def ratio(a, b):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument('--repeat', type=int, default=15)
+    parser.add_argument('--rounds', type=int, default=3,
+                        help='times each framework takes its turn (minima over all)')
     parser.add_argument('--quick', action='store_true', help='Adam and SGD only')
     parser.add_argument('--mxnet-python', default=os.path.join(REPO, '.venv-mxnet', 'bin',
                                                                'python'))
@@ -203,18 +232,23 @@ def main():
     optimizers = ['adam', 'sgd'] if args.quick else OPTIMIZERS
     cases = {}
     for layout, sizes in LAYOUTS.items():
-        for n_ctx in (1, 2):
+        for label, n_ctx, on_store in CONTEXTS:
             for opt in optimizers:
                 name, kwargs = SETTINGS[opt]
-                cases['%s|%d|%s' % (layout, n_ctx, opt)] = (name, kwargs, sizes, n_ctx)
+                cases['%s|%s|%s' % (layout, label, opt)] = (name, kwargs, sizes, n_ctx,
+                                                            on_store)
 
+    load_start = os.getloadavg()
     namespace = {}
     exec(GLUON_DRIVER, namespace)  # noqa: S102 - our own driver text
     bandwidth = copy_bandwidth()
-    fused = namespace['bench'](mx, cases, args.repeat, True)
     reference = namespace['bench'](mx, cases, max(3, args.repeat // 3), False)
-    mxnet = run_peer(args.mxnet_python, MXNET_MAIN, cases, args.repeat)
-    torch_times = run_peer(torch_python, TORCH_MAIN, cases, args.repeat)
+    fused, mxnet, torch_times = {}, {}, {}
+    for _ in range(args.rounds):
+        _merge(fused, namespace['bench'](mx, cases, args.repeat, True))
+        mxnet = _merge(mxnet, run_peer(args.mxnet_python, MXNET_MAIN, cases, args.repeat))
+        torch_times = _merge(torch_times, run_peer(torch_python, TORCH_MAIN, cases,
+                                                   args.repeat))
 
     import platform
     print('gluonedu step benchmark — %s, %d cores, backend %s; NumPy copy bandwidth %.1f GB/s'
@@ -225,23 +259,32 @@ def main():
     if isinstance(torch_times, str):
         print('PyTorch: %s' % torch_times)
     print('times in ms (min median); ratios of minima; floor = bytes moved / copy bandwidth')
-    header = ('%-13s %15s %15s %15s %15s %15s %7s | %6s %6s %6s %6s'
+    header = ('%-16s %15s %15s %15s %15s %15s %7s | %6s %6s %6s %6s'
               % ('case', 'fused', 'reference', 'mxnet', 'torch-foreach', 'torch-fused',
                  'floor', 'f/mx', 'f/tfu', 'f/tfe', 'f/ref'))
     print(header)
     print('-' * len(header))
     results = {}
-    for key, (name, kwargs, sizes, n_ctx) in cases.items():
+    for key, (name, kwargs, sizes, n_ctx, on_store) in cases.items():
         f, r = stats(fused[key]), stats(reference[key])
         m = stats(mxnet[key]) if isinstance(mxnet, dict) else None
         tfe = stats(torch_times.get(key + '|foreach')) if isinstance(torch_times, dict) else None
         tfu = stats(torch_times.get(key + '|fused')) if isinstance(torch_times, dict) else None
-        floor = n_ctx * sum(sizes) * BYTES_PER_ELEMENT[key.split('|')[2]] / bandwidth * 1e3
-        print('%-13s %s %s %s %s %s %7.2f | %s %s %s %s'
+        copies = 1 if on_store else n_ctx   # optimizer passes over the parameters
+        floor = copies * sum(sizes) * BYTES_PER_ELEMENT[key.split('|')[2]] / bandwidth * 1e3
+        print('%-16s %s %s %s %s %s %7.2f | %s %s %s %s'
               % (key, fmt(f), fmt(r), fmt(m), fmt(tfe), fmt(tfu), floor, ratio(f, m),
                  ratio(f, tfu), ratio(f, tfe), ratio(f, r)))
         results[key] = {'fused': f, 'reference': r, 'mxnet': m, 'torch_foreach': tfe,
                         'torch_fused': tfu, 'floor': floor}
+    misses = [key for key, r in results.items()
+              if (r['mxnet'] and r['fused'][0] > 0.5 * r['mxnet'][0]) or
+              (r['torch_fused'] and r['fused'][0] > r['torch_fused'][0])]
+    print('goals (fused <= 0.5x MXNet, <= 1.0x PyTorch fused): %d of %d rows met%s'
+          % (len(results) - len(misses), len(results),
+             '; missed: ' + ', '.join(misses) if misses else ''))
+    print('load average (1, 5, 15 min) at the start: %.2f %.2f %.2f; at the end: '
+          '%.2f %.2f %.2f' % (load_start + os.getloadavg()))
     if args.json:
         with open(args.json, 'w') as fh:
             json.dump(results, fh, indent=1)

@@ -22,15 +22,24 @@ from . import kvstore as kv
 from . import gluon
 from . import contrib
 from . import test_utils
+from . import metric
 from . import data
 from . import instrument
 
 __version__ = '0.1.0'
 
 
+#: Subpackages loaded on first use: viz and widgets pull in matplotlib and ipywidgets.
+_LAZY_SUBMODULES = ('viz', 'widgets')
+
+
 def __getattr__(name):
-    # viz and widgets pull in matplotlib and ipywidgets: load them on first use only.
-    if name in ('viz', 'widgets'):
+    if name in _LAZY_SUBMODULES:
         import importlib
         return importlib.import_module('.' + name, __name__)
     raise AttributeError("module 'gluonedu' has no attribute %r" % name)
+
+
+def __dir__():
+    # What tab completion lists: the lazy subpackages too, loaded or not.
+    return sorted(set(globals()) | set(_LAZY_SUBMODULES))

@@ -1,7 +1,11 @@
-"""Base definitions shared by every layer: the library error and dtype helpers."""
+"""Base definitions shared by every layer: the library error, dtype helpers, and the check
+of a hyperparameter's range."""
+import numbers
+
 import numpy as np
 
-__all__ = ['MXNetError', 'mx_real_t', 'numeric_types', 'integer_types', 'string_types']
+__all__ = ['MXNetError', 'NotSupportedForSparseNDArray', 'mx_real_t', 'numeric_types',
+           'integer_types', 'string_types', 'check_hyperparameter']
 
 
 class MXNetError(RuntimeError):
@@ -10,6 +14,26 @@ class MXNetError(RuntimeError):
     Raised where MXNet's backend would raise: arrays on different contexts in one
     operation, incompatible shapes or dtypes, misuse of autograd.
     """
+
+
+class NotSupportedForSparseNDArray(MXNetError):
+    """An NDArray method that a sparse array (csr, row_sparse) does not offer, as MXNet.
+
+    ``NotSupportedForSparseNDArray(method, alias, *args)`` names the method, the operator
+    spelling it stands for (``alias``, or None) and the types of its arguments.
+    """
+
+    def __init__(self, function, alias, *args):
+        self.function = function.__name__
+        self.alias = alias
+        self.arg_types = [type(a).__name__ for a in args]
+        what = 'Function %s' % self.function
+        if alias:
+            what += ' (operator "%s")' % alias
+        if self.arg_types:
+            what += ' with arguments (%s)' % ', '.join(self.arg_types)
+        super().__init__(what + " is not supported for sparse arrays; convert with "
+                         "tostype('default') first to use it on the dense equivalent.")
 
 
 #: MXNet's default real type.
@@ -52,3 +76,15 @@ DTYPE_FROM_MX = {code: dtype for dtype, code in DTYPE_TO_MX.items()}
 #: MXNet's numbers for storage types (``__storage_type__``, ``.params`` files).
 STYPE_TO_MX = {'default': 0, 'row_sparse': 1, 'csr': 2}
 STYPE_FROM_MX = {code: stype for stype, code in STYPE_TO_MX.items()}
+
+
+def check_hyperparameter(name, value, low=None, high=None, low_open=False, high_open=False):
+    """Raise ValueError naming ``name`` unless ``value`` lies in the given interval."""
+    if not isinstance(value, numbers.Real) or isinstance(value, bool):
+        raise ValueError("%s must be a real number, got %r" % (name, value))
+    too_low = low is not None and (value <= low if low_open else value < low)
+    too_high = high is not None and (value >= high if high_open else value > high)
+    if too_low or too_high or value != value:
+        interval = '%s%s, %s%s' % ('(' if low_open else '[', '-inf' if low is None else low,
+                                   'inf' if high is None else high, ')' if high_open else ']')
+        raise ValueError("%s must lie in %s, got %r" % (name, interval, value))

@@ -8,12 +8,20 @@ steps pass), so they are meant to be called in that order, as MXNet's are.
 Every scheduler can start with a warm-up of ``warmup_steps`` updates, during which the
 rate rises linearly from ``warmup_begin_lr`` to ``base_lr`` (``warmup_mode='linear'``)
 or stays at ``warmup_begin_lr`` (``'constant'``).
+
+A scheduler may also schedule the optimizer's momentum: :meth:`LRScheduler.momentum_at`
+returns None for MXNet's schedulers and a number for :class:`OneCycleScheduler` (a
+gluonedu addition), which the optimizer then uses as its ``momentum`` or ``beta1``
+(see :class:`gluonedu.optimizer.optimizer.ScheduledMomentum`).
 """
 import logging
+import numbers
 from math import cos, pi
 
+from .base import check_hyperparameter
+
 __all__ = ['LRScheduler', 'FactorScheduler', 'MultiFactorScheduler', 'PolyScheduler',
-           'CosineScheduler']
+           'CosineScheduler', 'OneCycleScheduler']
 
 
 class LRScheduler:
@@ -57,6 +65,10 @@ class LRScheduler:
 
     def __call__(self, num_update):
         raise NotImplementedError("%s must implement __call__(num_update)" % type(self).__name__)
+
+    def momentum_at(self, num_update):
+        """The momentum this schedule sets at ``num_update``; None: it leaves momentum alone."""
+        return None
 
     def __repr__(self):
         return '%s(base_lr=%r)' % (type(self).__name__, self.base_lr)
@@ -199,3 +211,111 @@ class CosineScheduler(_DecayToFinal):
 
     def _fraction(self, progress):
         return (1 + cos(pi * progress)) / 2
+
+
+def _cosine_between(start, end, progress):
+    """From ``start`` (progress 0) to ``end`` (progress 1) along half a cosine wave."""
+    return end + (start - end) * (1 + cos(pi * progress)) / 2
+
+
+class OneCycleScheduler(LRScheduler):
+    """The one-cycle policy: the lr rises, then anneals far below where it started, while
+    the momentum cycles the other way (a gluonedu addition; MXNet 1.9.1 has none).
+
+    From L. Smith, *A disciplined approach to neural network hyper-parameters*
+    (https://arxiv.org/abs/1803.09820), as fastai's ``fit_one_cycle`` and PyTorch's
+    ``OneCycleLR`` run it. Over ``n = 0 .. total_steps`` updates, with
+    ``peak = pct_start * total_steps``::
+
+        lr(n)       = cos_between(max_lr / div_factor, max_lr, n / peak)          n <= peak
+                    = cos_between(max_lr, max_lr / (div_factor * final_div_factor),
+                                  (n - peak) / (total_steps - peak))              n > peak
+        momentum(n) = cos_between(max_momentum, base_momentum, n / peak)          n <= peak
+                    = cos_between(base_momentum, max_momentum, ...)               n > peak
+
+    where ``cos_between(a, b, p) = b + (a - b) * (1 + cos(pi * p)) / 2`` goes from ``a``
+    to ``b`` as ``p`` goes from 0 to 1. Past ``total_steps`` both stay at their final
+    values. The first update sees ``n = 1``, as with every MXNet scheduler.
+
+    The high lr in the middle acts as a regulariser and moves fast through flat
+    regions; the low momentum there keeps the large steps from compounding. The optimizer
+    uses :meth:`momentum_at` as its ``momentum`` (SGD, NAG, LARS) or ``beta1`` (Adam,
+    AdamW) at every update, on the readable and the fused path alike.
+
+    The curve is fixed by ``max_lr`` at construction: an optimizer's ``learning_rate``
+    overriding ``base_lr`` (MXNet's rule, with its warning) does not change it; give the
+    optimizer ``learning_rate=max_lr``, or none, to avoid the warning.
+
+    Parameters
+    ----------
+    max_lr : float
+        The peak learning rate, > 0.
+    total_steps : int
+        Updates in the cycle, >= 2.
+    pct_start : float, default 0.25
+        Fraction of the cycle spent rising, in (0, 1) (fastai's default; PyTorch's is 0.3).
+    div_factor : float, default 25
+        The lr starts at ``max_lr / div_factor``; >= 1.
+    final_div_factor : float, default 1e4
+        The lr ends at ``max_lr / (div_factor * final_div_factor)``; >= 1.
+    base_momentum, max_momentum : float, default 0.85, 0.95
+        The momentum's low point (at the lr's peak) and its value at both ends;
+        ``0 < base_momentum <= max_momentum < 1``.
+    cycle_momentum : bool, default True
+        False: schedule only the lr (for optimizers without a momentum, e.g. AdaGrad).
+    """
+
+    def __init__(self, max_lr, total_steps, pct_start=0.25, div_factor=25.,
+                 final_div_factor=1e4, base_momentum=0.85, max_momentum=0.95,
+                 cycle_momentum=True):
+        check_hyperparameter('max_lr', max_lr, low=0, low_open=True)
+        if isinstance(total_steps, bool) or not isinstance(total_steps, numbers.Integral) \
+                or total_steps < 2:
+            raise ValueError("total_steps must be an int >= 2 (a rise and a fall), got %r"
+                             % (total_steps,))
+        check_hyperparameter('pct_start', pct_start, low=0, high=1, low_open=True,
+                             high_open=True)
+        check_hyperparameter('div_factor', div_factor, low=1)
+        check_hyperparameter('final_div_factor', final_div_factor, low=1)
+        if cycle_momentum:
+            check_hyperparameter('max_momentum', max_momentum, low=0, high=1, low_open=True,
+                                 high_open=True)
+            check_hyperparameter('base_momentum', base_momentum, low=0, high=max_momentum,
+                                 low_open=True)
+        super().__init__(base_lr=max_lr)
+        self.max_lr = max_lr
+        self.total_steps = int(total_steps)
+        self.pct_start = pct_start
+        self.div_factor = div_factor
+        self.final_div_factor = final_div_factor
+        self.base_momentum = base_momentum
+        self.max_momentum = max_momentum
+        self.cycle_momentum = cycle_momentum
+        self.initial_lr = max_lr / div_factor
+        self.final_lr = self.initial_lr / final_div_factor
+        self.peak_step = pct_start * self.total_steps
+
+    def _phase(self, num_update):
+        """(rising?, progress in [0, 1] within that phase)."""
+        if num_update <= self.peak_step:
+            return True, num_update / self.peak_step
+        fall = (num_update - self.peak_step) / (self.total_steps - self.peak_step)
+        return False, min(fall, 1.0)
+
+    def __call__(self, num_update):
+        rising, progress = self._phase(num_update)
+        if rising:
+            return _cosine_between(self.initial_lr, self.max_lr, progress)
+        return _cosine_between(self.max_lr, self.final_lr, progress)
+
+    def momentum_at(self, num_update):
+        if not self.cycle_momentum:
+            return None
+        rising, progress = self._phase(num_update)
+        if rising:
+            return _cosine_between(self.max_momentum, self.base_momentum, progress)
+        return _cosine_between(self.base_momentum, self.max_momentum, progress)
+
+    def __repr__(self):
+        return ('OneCycleScheduler(max_lr=%r, total_steps=%d, pct_start=%r)'
+                % (self.max_lr, self.total_steps, self.pct_start))

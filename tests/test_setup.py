@@ -35,7 +35,7 @@ PYPI_TO_CONDA = {
     "ray": "ray-core",
 }
 # Extras whose packages must be listed (uncommented) in environment.yml.
-CONDA_EXTRAS = ("notebook", "test", "tensorboard", "fast", "dist")
+CONDA_EXTRAS = ("notebook", "test", "tensorboard", "fast", "dist", "docs")
 # Extras whose packages appear in environment.yml only as a commented-out line.
 COMMENTED_EXTRAS = ("gpu",)
 # Entries allowed in environment.yml that have no counterpart in the pyproject deps
@@ -159,6 +159,9 @@ def test_make_lab_serves(tmp_path):
     venv = Path(sys.prefix)
     if not (venv / ".installed").exists():
         pytest.skip("not running inside the Makefile's venv (no .installed stamp)")
+    if venv.parent != ROOT:
+        # `make lab VENV=...` would (re)install this checkout into that environment.
+        pytest.skip("the venv %s is not this checkout's own (%s)" % (venv, ROOT / ".venv"))
     make = shutil.which("make")
     if make is None:
         pytest.skip("make not installed")

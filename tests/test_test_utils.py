@@ -1,4 +1,6 @@
 """mx.test_utils: comparisons with MXNet's tolerances, random data, assert_exception."""
+import os
+
 import numpy as np
 import pytest
 
@@ -83,8 +85,17 @@ def test_rand_ndarray_and_shapes():
     assert a.shape == (3, 4) and a.dtype == np.float32 and a.context == mx.cpu(0)
     b = tu.rand_ndarray((2, 2), dtype='float64', ctx=mx.cpu(1))
     assert b.dtype == np.float64 and b.context == mx.cpu(1)
+    c = tu.rand_ndarray((20, 50), stype='csr', density=0.1)
+    assert c.stype == 'csr' and c.shape == (20, 50) and c.data.shape == (100,)
+    assert ((c.asnumpy() >= 0) & (c.asnumpy() < 1)).all()
     with pytest.raises(ValueError):
-        tu.rand_ndarray((2, 2), stype='csr')
+        tu.rand_ndarray((2, 2, 2), stype='csr')
+    doubled = tu.rand_ndarray((10, 10), stype='csr', density=0.3, modifier_func=lambda v: 2 + v)
+    assert ((doubled.data.asnumpy() >= 2) & (doubled.data.asnumpy() < 3)).all()
+    with pytest.raises(ValueError, match='sorted'):
+        tu.rand_ndarray((4, 4), stype='csr', density=0.5, shuffle_csr_indices=True)
+    with pytest.raises(ValueError):
+        tu.rand_ndarray((2, 2), stype='dense')
     for _ in range(20):
         d0, d1 = tu.rand_shape_2d(3, 4)
         assert 1 <= d0 <= 3 and 1 <= d1 <= 4
@@ -98,3 +109,54 @@ def test_default_context():
     assert tu.default_context() == mx.cpu(0)
     with mx.cpu(2):
         assert tu.default_context() == mx.cpu(2)
+
+
+def test_list_gpus_counts_the_gpus_gluonedu_can_use():
+    assert list(tu.list_gpus()) == list(range(mx.num_gpus()))
+
+
+def test_nothing_is_downloaded(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(FileNotFoundError, match='does not download') as err:
+        tu.download('http://example.com/data/file.bin', dirname='data')
+    assert str(tmp_path / 'data' / 'file.bin') in str(err.value)
+    (tmp_path / 'file.bin').write_bytes(b'here')
+    assert tu.download('http://example.com/data/file.bin') == 'file.bin'
+    with pytest.raises(FileNotFoundError):
+        tu.download('http://example.com/data/file.bin', overwrite=True)
+    with pytest.raises(FileNotFoundError, match='train-labels-idx1-ubyte.gz'):
+        tu.get_mnist()
+    for helper, name in ((tu.get_mnist_ubyte, 'train-images-idx3-ubyte'),
+                         (tu.get_mnist_pkl, 'mnist.pkl.gz'), (tu.get_cifar10, 'train.rec')):
+        with pytest.raises(FileNotFoundError, match=name):
+            helper()
+    assert not (tmp_path / 'data').exists()
+
+
+def test_get_mnist_reads_the_files_in_the_working_folder(tmp_path, monkeypatch):
+    import vision_files
+    images, labels = vision_files.random_mnist(str(tmp_path), 4, seed=0)
+    vision_files.random_mnist(str(tmp_path), 2, seed=1, train=False)
+    monkeypatch.chdir(tmp_path)
+    data = tu.get_mnist()
+    assert data['train_data'].shape == (4, 1, 28, 28) and data['train_data'].dtype == np.float32
+    np.testing.assert_allclose(data['train_data'][:, 0] * 255, images, rtol=1e-6)
+    assert data['train_label'].dtype == np.int8 and data['test_label'].shape == (2,)
+    np.testing.assert_array_equal(data['train_label'], labels)
+
+
+def test_environment_restores_after_an_error():
+    name = 'GLUONEDU_TEST_UTILS_ENV'
+    with pytest.raises(KeyError):
+        with tu.environment(name, '1'):
+            assert os.environ[name] == '1'
+            raise KeyError('inside')
+    assert name not in os.environ
+
+
+def test_assert_almost_equal_lists_further_mismatches():
+    with pytest.raises(AssertionError) as err:
+        tu.assert_almost_equal(np.zeros(4), np.array([0, 1.0, 3.0, 2.0]), mismatches=(3, 3))
+    message = str(err.value)
+    assert 'Location of maximum error: (2,)' in message
+    assert '(3,):' in message and '(1,):' in message

@@ -4,5 +4,6 @@ from .parameter import (Parameter, Constant, ParameterDict, DeferredInitializati
 from .block import Block, HybridBlock, SymbolBlock
 from . import nn
 from . import loss, utils, data
+from . import contrib, model_zoo
 from .utils import split_data, split_and_load, clip_global_norm
 from .trainer import Trainer

@@ -230,7 +230,9 @@ class Block:
         return self._name
 
     def name_scope(self):
-        """A ``with`` scope in which new child Blocks get names under this Block's prefix::
+        """A ``with`` scope in which new child Blocks get names under this Block's prefix.
+
+        Example::
 
             with self.name_scope():
                 self.dense = nn.Dense(20)     # prefix: self.prefix + 'dense0_'

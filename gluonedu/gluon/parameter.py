@@ -186,7 +186,10 @@ class Parameter:
                                "Trainer with it first (the Trainer pulls the rows)."
                                % self.name)
         results = self._check_and_get(arr_list, ctx)
-        self._trainer._row_sparse_pull(self, results, row_id)
+        # The pull refreshes the rows of the copies, which are leaves of any recorded graph
+        # (never results of it): not an operation to record, so it may run in record().
+        with autograd.pause(train_mode=autograd.is_training()):
+            self._trainer._row_sparse_pull(self, results, row_id)
         return results
 
     # ------------------------------------------------------------------ initialisation

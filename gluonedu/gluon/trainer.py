@@ -167,6 +167,7 @@ class Trainer:
         self._distributed = None
         self._params_to_init = []
         self._num_steps = 0
+        self._layout = None   # the flat layout (trainer_fused.FlatLayout), once built
         self._reset_kvstore()
 
     # ------------------------------------------------------------------ setup
@@ -250,7 +251,7 @@ class Trainer:
                     raise ValueError("Cannot set update_on_kvstore=False on dist kvstore when "
                                      "sparse gradients are present.")
                 update_on_kvstore = config['update_on_kvstore']
-            if kvstore is not None and not isinstance(kvstore, kvs.KVStore):
+            if kvstore is not None and not kvstore.sums_row_sparse:
                 raise ValueError("Cannot use {} for multi-device training with sparse "
                                  "gradients".format(type(kvstore)))
         else:
@@ -280,7 +281,10 @@ class Trainer:
                 kvstore.set_gradient_compression(self._compression_params)
             if update_on_kvstore:
                 # Before init: the store may need the optimizer to set up its copies.
-                kvstore.set_optimizer(self._optimizer)
+                if isinstance(kvstore, kvs.KVStore):   # it runs the fused kernels too
+                    kvstore.set_optimizer(self._optimizer, fused=self._fused)
+                else:
+                    kvstore.set_optimizer(self._optimizer)
             self._kvstore = kvstore
             self._update_on_kvstore = update_on_kvstore
         else:
@@ -295,6 +299,20 @@ class Trainer:
         if self._params_to_init:
             self._init_params()
 
+    def _flat_layout(self):
+        """The flat layout of the parameters (fused Trainers; built on first use and again
+        when a parameter's arrays were replaced), handed to the Updaters; None where it
+        does not apply."""
+        if not self._fused:
+            return None
+        layout = self._layout
+        if layout is None or not layout.is_current():
+            layout = self._layout = trainer_fused.FlatLayout.build(self._params,
+                                                                   self._contexts)
+            for c, updater in enumerate(self._updaters):
+                updater.use_flat_groups(layout.groups_of(c) if layout else [])
+        return layout
+
     # ------------------------------------------------------------------ learning rate
     @property
     def learning_rate(self):
@@ -303,6 +321,12 @@ class Trainer:
             raise UserWarning("Optimizer has to be defined before its learning rate can be "
                               "accessed.")
         return self._optimizer.learning_rate
+
+    @property
+    def params(self):
+        """(gluonedu) The Parameters this Trainer updates, in order: a parameter's position
+        is its index for the optimizer and its key in the KVStore."""
+        return tuple(self._params)
 
     @property
     def optimizer(self):
@@ -379,7 +403,7 @@ class Trainer:
         self._check_and_rescale_grad(rescale_grad)
         with self._counted_step(batch_size, rescale_grad):
             self._ensure_store()
-            self._allreduce_grads()
+            self._allreduce_grads(self._flat_layout())
             self._update(ignore_stale_grad)
 
     def allreduce_grads(self):
@@ -393,13 +417,17 @@ class Trainer:
             raise AssertionError("allreduce_grads() when parameters are updated on kvstore is "
                                  "not supported. Try setting `update_on_kvstore` to False "
                                  "when creating trainer.")
-        self._allreduce_grads()
+        self._allreduce_grads(self._flat_layout())
 
-    def _allreduce_grads(self):
+    def _allreduce_grads(self, layout=None):
         if not self._kvstore:
             return  # one context: nothing to reduce
-        if self._fused and trainer_fused.flat_allreduce(self):
-            return  # summed on the flat buffers, one operation per context
+        if layout is not None and isinstance(self._kvstore, kvs.KVStore):
+            # The store reduces (and, on the store, updates) the flat buffers: one
+            # array operation per context and dtype.
+            for groups in layout.by_dtype:
+                self._kvstore.allreduce_flat(groups, update=bool(self._update_on_kvstore))
+            return
         dense = []  # (index, gradients, outputs or None): pushpulls of dense gradients
         for i, param in enumerate(self._params):
             if param.grad_req == 'null':
@@ -417,7 +445,7 @@ class Trainer:
             else:
                 dense.append((i, grad_list,
                               param.list_data() if self._update_on_kvstore else None))
-        if dense and getattr(self._kvstore, '_overlaps_keys', False):
+        if dense and self._kvstore.overlaps_keys:
             # One call with every key: gluonedu's distributed store sends them all before
             # waiting for any answer (one round trip per step instead of one per key).
             self._kvstore.pushpull([i for i, _, _ in dense], [g for _, g, _ in dense],
@@ -443,6 +471,7 @@ class Trainer:
         rescale_grad = self._scale / batch_size
         self._check_and_rescale_grad(rescale_grad)
         with self._counted_step(batch_size, rescale_grad):
+            self._flat_layout()
             self._update(ignore_stale_grad)
 
     def _raise_stale(self, param, data):
@@ -471,7 +500,7 @@ class Trainer:
                         self._raise_stale(param, data)
             if on_store:
                 continue  # the store already updated the weights during allreduce
-            for upd, arr, grad in zip(updates, param.list_data(), param.list_grad()):
+            for upd, arr, grad in zip(updates, param._data, param._grad):  # (dense: checked)
                 if not ignore_stale_grad or arr._fresh_grad:
                     upd.append((i, grad, arr))
                     arr._fresh_grad = False
@@ -517,7 +546,7 @@ class Trainer:
         _, extra = trainer_states.check_states(data, self._params, fname)
         if self._update_on_kvstore:
             self._kvstore.load_optimizer_states(fname)
-            self._optimizer = self._kvstore._updater.optimizer
+            self._optimizer = self._kvstore.optimizer
         else:
             for updater in self._updaters:
                 updater.set_states(data)

@@ -3,21 +3,19 @@
 * :func:`make_updaters` — one Updater per context: a
   :class:`~gluonedu.optimizer._fused.FusedUpdater` (flat buffers, fused kernels) when
   ``fused`` is true, else the reference :class:`~gluonedu.optimizer.Updater`.
-* :func:`flat_allreduce` — with several contexts, sum the gradients of each flat group
-  across contexts with one array operation per context, instead of one KVStore
-  push/pull per parameter. Used only where the numbers are the store's own, bit for
-  bit: a 'device' store (or 'local' with two contexts), no compression, no updates on
-  the store, every parameter dense and in a flat group laid out alike on every context,
-  and nobody subscribed to the event bus (a subscriber gets the store's per-key
-  ``kv_push``/``kv_pull`` events from the reference path). The store's own copy of the
-  summed gradient is then not refreshed — nothing reads it when updates run here.
+* :class:`FlatLayout` — the one owner of the flat layout: per context, the weights and
+  gradients of the Trainer's parameters laid end to end, one
+  :class:`~gluonedu.optimizer.flat.FlatGroup` per dtype. The Trainer builds it once (and
+  again when a parameter's arrays are replaced) and hands it to its Updaters, which run
+  the optimizer's kernels on those buffers, and to its KVStore, which reduces the
+  gradients — and, with updates on the store, runs the same kernels — on them
+  (``KVStore.allreduce_flat``): one array operation per context and step instead of
+  one per parameter, from the first step on.
 """
 from .. import optimizer as opt
-from ..instrument.events import BUS
-from ..kvstore.local import KVStore
-from ..ndarray.ndarray import _move
+from ..optimizer.flat import FlatGroup
 
-__all__ = ['make_updaters', 'flat_allreduce']
+__all__ = ['make_updaters', 'FlatLayout']
 
 
 def make_updaters(optimizer, contexts, fused):
@@ -28,50 +26,60 @@ def make_updaters(optimizer, contexts, fused):
     return [opt.get_updater(optimizer) for _ in contexts]
 
 
-def _matching_groups(trainer):
-    """Per context, its flat groups, if every context has the same layout covering every
-    parameter that has a gradient; else None."""
-    from ..optimizer._fused import FusedUpdater
-    updaters = trainer._updaters
-    if len(updaters) < 2 or not all(isinstance(u, FusedUpdater) for u in updaters):
-        return None
-    layouts = [sorted(u.flat_groups(), key=lambda g: g.indices) for u in updaters]
-    keys = [[(g.indices, g.weight.dtype) for g in groups] for groups in layouts]
-    if not keys[0] or any(k != keys[0] for k in keys[1:]):
-        return None
-    covered = sorted(i for group in layouts[0] for i in group.indices)
-    wanted = [i for i, p in enumerate(trainer._params) if p.grad_req != 'null']
-    if covered != wanted:
-        return None
-    for c, groups in enumerate(layouts):
-        for group in groups:
-            params = [trainer._params[i] for i in group.indices]
-            if not group.is_current([p._data[c] for p in params], [p._grad[c] for p in params]):
-                return None
-    return layouts
+class FlatLayout:
+    """Per context and dtype, the Trainer's parameters' weights and gradients, flat.
 
+    The parameters with a gradient (``grad_req != 'null'``), in the Trainer's order;
+    built only when all of them are dense and initialised (:meth:`build` says None
+    otherwise: row_sparse parameters keep their own arrays).
 
-def flat_allreduce(trainer):
-    """Sum gradients across contexts on the flat buffers; False if not applicable."""
-    kv = trainer._kvstore
-    if BUS.active or type(kv) is not KVStore or trainer._update_on_kvstore:
-        return False
-    if kv._compression is not None or kv._updater is not None:
-        return False
-    if not (kv.type == 'device' or (kv.type == 'local' and len(trainer._contexts) <= 2)):
-        return False
-    if any(p.grad_req != 'null' and (p._grad_stype != 'default' or p._stype != 'default')
-           for p in trainer._params):
-        return False
-    layouts = _matching_groups(trainer)
-    if layouts is None:
-        return False
-    contexts = trainer._contexts
-    for per_context in zip(*layouts):
-        home = contexts[0]
-        total = per_context[0].grad.copy()
-        for ctx, group in zip(contexts[1:], per_context[1:]):
-            total += _move(group.grad, ctx, home, copy=False)  # ((g0 + g1) + g2) + ...
-        for ctx, group in zip(contexts, per_context):
-            group.grad[...] = _move(total, home, ctx, copy=False)
-    return True
+    ``by_dtype``: ``[[group on context 0, group on context 1, ...], ...]``, one list per
+    dtype, the groups of one list laying out the same parameters alike.
+    """
+
+    def __init__(self, params, contexts):
+        indices = [i for i, p in enumerate(params) if p.grad_req != 'null']
+        # Parameters without a gradient now; one that gets one needs a new layout.
+        self._untrained = [p for p in params if p.grad_req == 'null']
+        by_dtype = {}
+        for i in indices:
+            by_dtype.setdefault(params[i].dtype, []).append(i)
+        self.by_dtype = []
+        for members in by_dtype.values():
+            datas = [params[i].list_data() for i in members]
+            grads = [params[i].list_grad() for i in members]
+            self.by_dtype.append([FlatGroup(members, [d[c] for d in datas],
+                                            [g[c] for g in grads])
+                                  for c in range(len(contexts))])
+        # What is_current checks: each copy's arrays, and the views they hold.
+        self._views = [(params[i], c, group.weights[k], group.weights[k]._data,
+                        group.grads[k], group.grads[k]._data)
+                       for groups in self.by_dtype for c, group in enumerate(groups)
+                       for k, i in enumerate(group.indices)]
+
+    @classmethod
+    def build(cls, params, contexts):
+        """The layout of ``params``, or None where it does not apply (sparse or not yet
+        initialised parameters, nothing with a gradient)."""
+        trained = [p for p in params if p.grad_req != 'null']
+        if not trained or any(p._stype != 'default' or p._grad_stype != 'default' or
+                              p._data is None or p._deferred_init for p in trained):
+            return None
+        return cls(params, contexts)
+
+    def is_current(self):
+        """Whether the same parameters have a gradient, and every one's arrays are still
+        the views of our buffers."""
+        if any(p._grad is not None for p in self._untrained):
+            return False
+        for param, c, weight, weight_view, grad, grad_view in self._views:
+            data, grads = param._data, param._grad
+            if data is None or grads is None or data[c] is not weight or \
+                    weight._data is not weight_view or grads[c] is not grad or \
+                    grad._data is not grad_view:
+                return False
+        return True
+
+    def groups_of(self, context_position):
+        """The groups of one context (one per dtype), for that context's Updater."""
+        return [groups[context_position] for groups in self.by_dtype]

@@ -116,6 +116,7 @@ class EventBus:
             ``on_batch(kind, step, source, entries)`` receives the events of one
             :meth:`emit_batch` call at once (``entries``: ``(param, context, values)``
             tuples) instead of ``callback`` receiving them one by one.
+
         Returns a :class:`Subscription` (removable; also a context manager).
         """
         unknown = set(kinds or ()) - set(KINDS)

@@ -208,9 +208,9 @@ class Recorder:
         """(parameter names, {kvstore key: name}) of ``trainer``; (None, None) for all."""
         if trainer is None:
             return None, None
-        params = getattr(trainer, '_params', None)
+        params = getattr(trainer, 'params', None)
         if params is None:
-            raise TypeError("trainer= must be a gluon.Trainer (something with a _params list "
+            raise TypeError("trainer= must be a gluon.Trainer (something with a params list "
                             "of Parameters); pass trainer=None to record every event")
         names = [p.name for p in params]
         return frozenset(names), {str(i): name for i, name in enumerate(names)}
@@ -262,9 +262,11 @@ class Recorder:
         """Add a ``metric`` row: ``rec.log('loss', loss.mean())``.
 
         value : a number, a NumPy scalar or a one-element NDArray/array.
+
         step : int, optional
             Defaults to the bus's step count (the number of Trainer steps taken so
             far, so a loss logged after ``trainer.step`` shares that step's number).
+
         Metric rows are kept whatever ``every``, ``kinds`` or ``trainer`` say, and also
         after :meth:`detach`.
         """

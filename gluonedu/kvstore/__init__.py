@@ -15,13 +15,14 @@ from .compression import TwoBitCompression
 from .dist_sim import StalenessSimulation
 
 
-def local_cluster(num_cpus=None):
+def local_cluster(num_cpus=None, progress=True):
     """Start (or reuse) a Ray cluster on this machine to run workers from a notebook.
 
+    With ``progress`` it says what it is doing while Ray starts and while workers run.
     See :mod:`gluonedu.kvstore.dist_cluster`; Ray is imported only when this is called.
     """
     from .dist_cluster import local_cluster as _local_cluster
-    return _local_cluster(num_cpus=num_cpus)
+    return _local_cluster(num_cpus=num_cpus, progress=progress)
 
 
 __all__ = ['create', 'KVStore', 'KVStoreBase', 'TestStore', 'TwoBitCompression',

@@ -36,6 +36,16 @@ class KVStoreBase:
     #: The capability of running the optimizer on the store (``is_capable``).
     OPTIMIZER = 'optimizer'
 
+    #: (gluonedu) Whether a pushpull of a list of keys sends every key before awaiting
+    #: any answer, so that a caller does best to pass all its keys in one call.
+    overlaps_keys = False
+
+    #: Whether pushes of row_sparse gradients are summed row by row. The Trainer trains
+    #: a multi-device model with sparse gradients on such a store only (MXNet: only on
+    #: its built-in stores — 'local', 'device' and the distributed ones — not on custom
+    #: ones).
+    sums_row_sparse = False
+
     #: Registered custom stores: lower-cased class name -> class.
     kv_registry = {}
 
@@ -51,6 +61,12 @@ class KVStoreBase:
     def set_optimizer(self, optimizer):
         """Run ``optimizer`` on the store: pushes then update the stored weights."""
         raise NotImplementedError()
+
+    @property
+    def optimizer(self):
+        """(gluonedu) The optimizer the store runs, or None (also for stores that do not
+        say)."""
+        return getattr(getattr(self, '_updater', None), 'optimizer', None)
 
     def is_capable(self, capability):
         """Whether the store supports ``capability`` (only ``OPTIMIZER`` is defined)."""
@@ -95,6 +111,17 @@ class KVStoreBase:
                           % (klass.__module__, klass.__name__, old.__module__, old.__name__))
         KVStoreBase.kv_registry[name] = klass
         return klass
+
+
+def check_push_storage(key, values):
+    """Raise MXNetError for a pushed csr value: as MXNet's, the stores sum dense and
+    row_sparse values only (a csr gradient is updated without a store, on one device)."""
+    for v in values:
+        if v.stype == 'csr':
+            raise MXNetError("push to key %r: a csr value cannot be pushed (the stores sum "
+                             "dense and row_sparse values, as MXNet's); push "
+                             "value.tostype('default'), or train on one device, where no "
+                             "store is needed" % (key,))
 
 
 def optimizer_capability(capability, capable):

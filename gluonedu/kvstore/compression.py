@@ -52,6 +52,7 @@ class TwoBitCompression:
     def __init__(self, threshold=0.5):
         self.threshold = _parse_threshold(threshold)
         self._residuals = {}   # (key, position) -> NDArray on the pushing device
+        self._flat = {}        # (keys, position) -> (flat residual buffer, its views)
 
     def get_params(self):
         """The parameters as ``set_gradient_compression`` takes them."""
@@ -76,28 +77,52 @@ class TwoBitCompression:
         Updates the residual of (key, position) in place. The result holds only
         ``+t``, ``-t`` and ``0``: exactly what the receiving side reconstructs.
         """
-        if grad.stype != 'default':
-            raise MXNetError(
-                "2-bit gradient compression needs dense gradients, but key %r received a %s "
-                "array. Push dense gradients, or create the store without compression "
-                "(MXNet 1.9.1 would quantise the stored rows as if they were the first rows)."
-                % (key, grad.stype))
-        if np.dtype(grad.dtype) != np.float32:
-            raise MXNetError(
-                "2-bit gradient compression supports float32 gradients only, but key %r "
-                "received %s. Cast the gradient with .astype('float32') or drop compression."
-                % (key, np.dtype(grad.dtype).name))
+        _check_compressible(key, grad)
         residual = self._residuals.get((key, position))
         if residual is None or residual.shape != grad.shape or residual.context != grad.context:
             residual = grad.zeros_like()
             self._residuals[(key, position)] = residual
-        xp = grad._xp
+        return NDArray(self._quantized(residual._data, grad._data, grad._xp), grad.context)
+
+    def quantize_flat(self, keys, position, grad, shapes):
+        """:meth:`quantize` of a flat gradient holding ``keys``' values end to end.
+
+        ``grad``: a flat NDArray; ``shapes``: each key's shape. The numbers are those of
+        quantising key by key (the rule is element-wise); the residuals stay per (key,
+        position) — views of one flat buffer — so :meth:`residual` and pushes of single
+        keys see them. Returns the dequantised flat array (NumPy or CuPy).
+        """
+        _check_compressible(keys, grad)
+        buffer = self._flat_residual(tuple(keys), position, grad, shapes)
+        return self._quantized(buffer, grad._data, grad._xp)
+
+    def _flat_residual(self, keys, position, grad, shapes):
+        """The flat residual buffer of ``keys`` at ``position``; every key's residual is
+        (made) a view of it, values kept."""
+        buffer, views = self._flat.get((keys, position), (None, None))
+        if buffer is None or buffer.shape != grad.shape or views[0].context != grad.context:
+            buffer = grad._xp.zeros(grad.shape, dtype=np.float32)
+            views, start = [], 0
+            for shape in shapes:
+                size = int(np.prod(shape))
+                views.append(NDArray(buffer[start:start + size].reshape(shape), grad.context))
+                start += size
+            self._flat[(keys, position)] = (buffer, views)
+        for key, view in zip(keys, views):
+            held = self._residuals.get((key, position))
+            if held is not view:
+                if held is not None and held.shape == view.shape:
+                    view[:] = held.as_in_context(view.context)
+                self._residuals[(key, position)] = view
+        return buffer
+
+    def _quantized(self, r, g, xp):
+        """``r += g``; the 2-bit value of ``r``, which is taken off ``r``."""
         t = np.float32(self.threshold)
-        r = residual._data
-        r += grad._data
+        r += g
         sent = xp.where(r >= t, t, xp.where(r <= -t, -t, np.float32(0))).astype(np.float32)
         r -= sent
-        return NDArray(sent, grad.context)
+        return sent
 
     def residual_norm(self, key):
         """L2 norm over all of ``key``'s residuals (every position together), as a float."""
@@ -106,6 +131,20 @@ class TwoBitCompression:
             flat = arr._data.reshape(-1).astype(np.float64)
             total += float(flat @ flat)
         return math.sqrt(total)
+
+
+def _check_compressible(key, grad):
+    if grad.stype != 'default':
+        raise MXNetError(
+            "2-bit gradient compression needs dense gradients, but key %r received a %s "
+            "array. Push dense gradients, or create the store without compression "
+            "(MXNet 1.9.1 would quantise the stored rows as if they were the first rows)."
+            % (key, grad.stype))
+    if np.dtype(grad.dtype) != np.float32:
+        raise MXNetError(
+            "2-bit gradient compression supports float32 gradients only, but key %r "
+            "received %s. Cast the gradient with .astype('float32') or drop compression."
+            % (key, np.dtype(grad.dtype).name))
 
 
 _TYPES = {'2bit': TwoBitCompression}

@@ -73,7 +73,7 @@ from ..ndarray.io import atomic_write
 from ..ndarray.sparse import RowSparseNDArray
 from ..optimizer import get_updater
 from ..optimizer.serialization import dumps_states, loads_states
-from .base import KVStoreBase, optimizer_capability
+from .base import KVStoreBase, check_push_storage, optimizer_capability
 from .compression import compressed_nbytes, create_compression
 from .dist_server import DistAborted, _to_device, _to_host, pack_2bit
 from .local import KVStore
@@ -171,9 +171,11 @@ class DistKVStore(KVStoreBase):
     See the module docstring for what each operation does across the cluster.
     """
 
+    sums_row_sparse = True
+
     #: A pushpull of a list of keys sends every request before awaiting any (so the
     #: Trainer passes all its keys in one call).
-    _overlaps_keys = True
+    overlaps_keys = True
 
     def __init__(self, kvstore_type, worker):
         if kvstore_type not in SYNC_TYPES + ASYNC_TYPES:
@@ -327,6 +329,7 @@ class DistKVStore(KVStoreBase):
     # ------------------------------------------------------------------ push
     def _local_sum(self, key, layout, values):
         """The sum of this worker's values of ``key`` (its devices), on the host."""
+        check_push_storage(key, values)
         for v in values:
             if tuple(v.shape) != layout.shape:
                 raise MXNetError("push to key %r: a value of shape %s does not match the "

@@ -14,10 +14,13 @@ way to train with several workers without a terminal::
     with mx.kv.local_cluster() as cluster:          # starts Ray on this machine
         results = cluster.run(train, 20, num_workers=2)   # [result of rank 0, rank 1]
 
-Each ``run`` resets the cluster's server actors (kept between runs), runs ``fn(*args)`` as one Ray task per worker (all
-at once), and returns their results in rank order. If a worker raises, the servers
-are aborted — the other workers stop with :class:`~.dist_server.DistAborted` instead of
-waiting for it — and ``run`` raises an MXNetError naming the failed worker.
+Each ``run`` resets the cluster's server actors (kept between runs), runs ``fn(*args)``
+as one Ray task per worker (all at once), and returns their results in rank order. If
+a worker raises, the servers are aborted — the other workers stop with
+:class:`~.dist_server.DistAborted` instead of waiting for it — and ``run`` raises an
+MXNetError naming the failed worker. Starting Ray and a run's first workers take
+seconds (tens of seconds on a small machine): with ``progress=True`` (the default) both
+say on stdout what they are doing and, when done, how long it took.
 Functions defined in a notebook or a test module travel to the workers by value.
 """
 import sys
@@ -61,6 +64,11 @@ class ServerGroup:
         except Exception:  # a server already gone has nothing left to stop
             pass
 
+    def locations(self):
+        """Where each server runs, in server order: ``[(node IP, Ray node id), ...]``."""
+        ray = import_ray()
+        return ray.get([s.location.remote() for s in self.servers], timeout=timeout_seconds())
+
     def stop(self):
         """End the server actors."""
         ray = import_ray()
@@ -79,11 +87,15 @@ def _check_counts(num_workers, num_servers):
 
 
 def _create_servers(num_servers, num_workers, group, first=0):
-    """New server actors, named in namespace ``group``; returns once they answer."""
+    """New server actors, named in namespace ``group``; returns once they answer.
+
+    Ray spreads them over the cluster's nodes (one machine's memory and network then
+    carry only its share of the keys, as with MXNet's servers, one per machine).
+    """
     ray = import_ray()
     timeout = timeout_seconds()
     actor = ray.remote(num_cpus=0, max_restarts=0, max_concurrency=10000)(KVServer)
-    servers = [actor.options(name=server_name(i), namespace=group)
+    servers = [actor.options(name=server_name(i), namespace=group, scheduling_strategy='SPREAD')
                .remote(i, num_workers, timeout) for i in range(first, first + num_servers)]
     try:
         ray.get([s.ping.remote() for s in servers], timeout=timeout)
@@ -135,11 +147,18 @@ def _short(err):
     return text[-1] if text else type(err).__name__
 
 
+def _report(progress, text):
+    """One line of progress on stdout, at once: a notebook shows it while the cell runs."""
+    if progress:
+        print(text, flush=True)
+
+
 class LocalCluster:
     """Runs worker functions on Ray (see the module docstring); from :func:`local_cluster`."""
 
-    def __init__(self, owns_ray):
+    def __init__(self, owns_ray, progress=True):
         self._owns_ray = owns_ray
+        self.progress = progress
         self._task = None
         # Server actors are kept between runs (reset for each): a new actor is a new
         # process, seconds on a small machine.
@@ -173,8 +192,11 @@ class LocalCluster:
             self._task = ray.remote(num_cpus=0, max_retries=0)(_run_as_worker)
         _ship_by_value(fn)
         _check_counts(num_workers, num_servers)
+        started = time.monotonic()
+        _report(self.progress, 'run: starting %d worker(s) of %s() and %d server(s) ...'
+                % (num_workers, getattr(fn, '__name__', 'fn'), num_servers))
         group = self._servers_for(num_workers, num_servers)
-        deadline = time.monotonic() + (timeout or timeout_seconds())
+        deadline = started + (timeout or timeout_seconds())
         try:
             pending = {self._task.remote(group.worker_env(rank, with_handles=True), fn, args,
                                          kwargs): rank
@@ -199,6 +221,8 @@ class LocalCluster:
                 rank, err = failure
                 raise MXNetError("worker %d of %d failed: %s"
                                  % (rank, num_workers, _short(err))) from err
+            _report(self.progress, 'run: %d worker(s) finished (took %.1f s)'
+                    % (num_workers, time.monotonic() - started))
             return [results[rank] for rank in range(num_workers)]
         finally:
             group.abort("the run is over")  # nothing of a finished run may wait on
@@ -218,14 +242,20 @@ class LocalCluster:
         self.close()
 
 
-def local_cluster(num_cpus=None):
+def local_cluster(num_cpus=None, progress=True):
     """A :class:`LocalCluster` on this machine (a context manager that stops it).
 
     Starts Ray here (files under a temp dir, dashboard off) unless this process is
-    already connected to a cluster, which is then used and left running.
+    already connected to a cluster, which is then used and left running. With
+    ``progress``, starting Ray and each ``run`` print a line when they begin and one
+    when they are done (with the seconds taken); ``progress=False`` prints nothing.
     """
     ray = import_ray()
     if ray.is_initialized():
-        return LocalCluster(owns_ray=False)
+        return LocalCluster(owns_ray=False, progress=progress)
+    started = time.monotonic()
+    _report(progress, 'local_cluster: starting Ray on this machine; this takes 10-30 s ...')
     start_local_ray(num_cpus=num_cpus)
-    return LocalCluster(owns_ray=True)
+    _report(progress, 'local_cluster: Ray is running (took %.1f s)'
+            % (time.monotonic() - started))
+    return LocalCluster(owns_ray=True, progress=progress)

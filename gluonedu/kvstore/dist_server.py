@@ -136,6 +136,11 @@ class KVServer:
         """Forget everything: serve a new run of ``num_workers`` workers (pooled servers)."""
         self.__init__(self.server_id, num_workers, timeout)
 
+    def location(self):
+        """Where this server runs: ``(node IP address, Ray node id)``."""
+        import ray
+        return ray.util.get_node_ip_address(), ray.get_runtime_context().get_node_id()
+
     # ------------------------------------------------------------------ helpers
     def _check_alive(self):
         if self._error is not None:

@@ -95,6 +95,7 @@ class StalenessSimulation:
         """Train ``params`` asynchronously along :meth:`schedule`; returns the pushes.
 
         params : ParameterDict, dict or list of Parameter (on one context)
+
         grad_fn : callable ``grad_fn(worker, step) -> loss``
             Runs forward and backward for that worker's batch (the Parameters hold the
             weights the worker pulled); returns the loss as a float.

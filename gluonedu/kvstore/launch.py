@@ -7,7 +7,8 @@
 1. Starts a Ray cluster on this machine — or, with ``--address``, joins the one whose
    head runs there (``ray start --head`` on the first machine, ``ray start
    --address=HOST:PORT`` on each other one);
-2. starts SERVERS server actors (default 1) for this run;
+2. starts SERVERS server actors (default 1) for this run, spread over the cluster's
+   nodes, and says where each one runs;
 3. runs COMMAND once per worker, as a subprocess of this launcher, with the run's
    details in its environment (``GLUONEDU_DIST_RANK`` etc., see
    :mod:`gluonedu.kvstore.ray_cluster`); a leading ``python`` is this interpreter;
@@ -19,7 +20,7 @@
    it was killed by a signal).
 
 With ``--address``, the workers run on the machine where the launcher runs and Ray
-places the server actors anywhere in the cluster (every machine needs the same Python
+spreads the server actors over the cluster's machines (every machine needs the same Python
 environment, with gluonedu and ray installed). An unreachable address, ``-n 0`` or a
 missing COMMAND fail at once with exit status 2.
 """
@@ -177,6 +178,9 @@ def main(argv=None):
     workers, group = [], None
     try:
         group = start_servers(args.num_workers, args.num_servers, address=address)
+        for server_id, (ip, node) in enumerate(group.locations()):
+            print('gluonedu.launch: server %d runs on %s (Ray node %s)' % (server_id, ip, node),
+                  file=sys.stderr, flush=True)
         lock = threading.Lock()
         for rank in range(args.num_workers):
             env = dict(os.environ, PYTHONUNBUFFERED='1', **group.worker_env(rank).to_environ())

@@ -10,6 +10,11 @@ them — the *merged* value — and then either
 
 A pull copies the stored value into one or several outputs, on any contexts.
 
+:meth:`KVStore.allreduce_flat` does a pushpull of many keys at once on flat buffers (the
+Trainer's layout, :mod:`gluonedu.optimizer.flat`): the same sums, compression, stored
+values and events, one array operation per device instead of one per key; with an
+optimizer on the store, its (fused) updater runs on the store's flat copies.
+
 Where the sums happen (and the numbers, bit for bit, as MXNet):
 
 * 'local' keeps every value in CPU memory (``cpu_pinned(0)``, as MXNet) and adds
@@ -53,7 +58,8 @@ from ..instrument.events import BUS
 from ..ndarray import NDArray
 from ..ndarray.io import atomic_write
 from ..ndarray.sparse import RowSparseNDArray
-from .base import KVStoreBase, optimizer_capability
+from ..optimizer.flat import FlatGroup
+from .base import KVStoreBase, check_push_storage, optimizer_capability
 from .compression import compressed_nbytes, create_compression
 
 __all__ = ['KVStore']
@@ -66,6 +72,14 @@ def _nbytes(value):
     if isinstance(value, RowSparseNDArray):
         return value._values.nbytes + value._indices.nbytes
     return value.size * np.dtype(value.dtype).itemsize
+
+
+def _host_or_copy(raw, src, dst):
+    """The array ``raw`` (living on ``src``) as an array of ``dst``: itself between host
+    contexts (CPU memory is shared), else a copy."""
+    if src.device_type != 'gpu' and dst.device_type != 'gpu':
+        return raw
+    return NDArray(raw, src).copyto(dst)._data
 
 
 def _as_list(value, what):
@@ -84,12 +98,15 @@ class KVStore(KVStoreBase):
     and pull do and where the sums happen.
     """
 
+    sums_row_sparse = True
+
     def __init__(self, kvstore_type='local'):
         self._type = kvstore_type
         self._store = {}           # key -> NDArray / RowSparseNDArray
         self._key_type = None      # int or str: fixed by the first key, as MXNet
         self._updater = None
         self._compression = None
+        self._flat = {}            # keys -> FlatGroup of their values (allreduce_flat)
         # 'device'-style stores sum on the devices, one value after another.
         self._sums_on_device = 'device' in kvstore_type
 
@@ -198,6 +215,7 @@ class KVStore(KVStoreBase):
     def _merge(self, key, values):
         """The sum of ``values`` on the key's home context (a new array)."""
         stored = self._stored(key)
+        check_push_storage(key, values)
         for v in values:
             if v.shape != stored.shape:
                 raise MXNetError("push to key %r: a value of shape %s does not match the "
@@ -213,8 +231,14 @@ class KVStore(KVStoreBase):
                  for v in values]
         return NDArray(self._sum_dense(xp, moved, dtype), home)
 
-    def _sum_dense(self, xp, arrays, dtype):
-        total = arrays[0].astype(dtype, copy=True)
+    def _sum_dense(self, xp, arrays, dtype, out=None):
+        """The sum of ``arrays`` in this store's order (into ``out``, if given)."""
+        if out is None:
+            total = arrays[0].astype(dtype, copy=True)
+        else:
+            total = out
+            if out is not arrays[0]:
+                total[...] = arrays[0]
         if self._sums_on_device or self._compression is not None:
             for a in arrays[1:]:
                 total += a
@@ -246,11 +270,96 @@ class KVStore(KVStoreBase):
             info['residual_norm'] = self._compression.residual_norm(key)
         BUS.emit('kv_push', _SOURCE, param=key, **info)
 
+    # ------------------------------------------------------------------ flat buffers
+    def allreduce_flat(self, groups, update=False):
+        """Push the gradients that ``groups`` hold and pull the result back: what a
+        pushpull of each of their keys does, with one array operation per device.
+
+        ``groups``: FlatGroups (:mod:`gluonedu.optimizer.flat`), one per device, laying
+        out the same keys (``group.indices``, initialised in this store) alike — the
+        Trainer's. The gradients are summed in this store's own order, 2-bit compressed
+        first if compression is set, and each key emits the ``kv_push`` and ``kv_pull``
+        events its pushpull would. ``update=False``: each group's gradients receive the
+        sum, which the store also keeps as the keys' values. ``update=True`` (an
+        optimizer set on the store): the store's optimizer updates its copy of the
+        weights with the sum — over flat buffers too when it is a FusedUpdater
+        (``set_optimizer(..., fused=True)``) — and each group's weights receive them.
+
+        The store keeps its copies of these keys laid out alike (views of one buffer);
+        keys it cannot lay out so (another home context or dtype, row_sparse values) are
+        pushed and pulled one by one.
+        """
+        keys = groups[0].indices
+        if update and self._updater is None:
+            raise AssertionError("allreduce_flat(update=True) needs an optimizer on the "
+                                 "store: call set_optimizer(optimizer) first")
+        flat = self._flat_copy(keys, groups[0])
+        if flat is None or any(g.indices != keys for g in groups):
+            self._allreduce_by_key(groups, update)
+            return
+        values = [g.grad for g in groups]
+        if self._compression is not None:   # on each device, as pushes are
+            shapes = [w.shape for w in flat.weights]
+            values = [self._compression.quantize_flat(keys, i, NDArray(g.grad, g.context),
+                                                      shapes) for i, g in enumerate(groups)]
+        values = [_host_or_copy(v, g.context, flat.context) for v, g in zip(values, groups)]
+        if update:
+            self._sum_dense(flat.xp, values, flat.grad.dtype, out=flat.grad)
+            self._updater(list(keys), flat.grads, flat.weights)
+            targets = [g.weight for g in groups]
+        elif values[0] is groups[0].grad:
+            # The first device's gradient becomes the sum (it is pulled back there
+            # anyway); the store's copy and the other devices receive it.
+            self._sum_dense(flat.xp, values, flat.weight.dtype, out=values[0])
+            flat.weight[...] = values[0]
+            targets = [g.grad for g in groups[1:]]
+        else:
+            self._sum_dense(flat.xp, values, flat.weight.dtype, out=flat.weight)
+            targets = [g.grad for g in groups]
+        for target, g in zip(targets, groups[len(groups) - len(targets):]):
+            target[...] = _host_or_copy(flat.weight, flat.context, g.context)
+        if BUS.active:
+            self._emit_flat(keys, groups, flat)
+
+    def _flat_copy(self, keys, like):
+        """The store's copies of ``keys`` laid out as ``like`` (a FlatGroup: their values
+        as weights, a buffer for their sum as gradients), or None if they cannot be."""
+        stored = [self._store.get(k) for k in keys]
+        flat = self._flat.get(keys)
+        if flat is not None and flat.is_current(stored, flat.grads):
+            return flat
+        if any(v is None or v.stype != 'default' for v in stored) or \
+                len({v.context for v in stored}) != 1 or len({v.dtype for v in stored}) != 1 \
+                or [v.size for v in stored] != like.sizes.tolist():
+            return None
+        flat = FlatGroup(keys, stored, [v.zeros_like() for v in stored])
+        for old in [k for k in self._flat if set(k) & set(keys)]:
+            del self._flat[old]
+        self._flat[keys] = flat
+        if hasattr(self._updater, 'use_flat_groups'):
+            self._updater.use_flat_groups(list(self._flat.values()))
+        return flat
+
+    def _allreduce_by_key(self, groups, update):
+        for j, key in enumerate(groups[0].indices):
+            grads = [g.grads[j] for g in groups]
+            self.pushpull(key, grads, out=[g.weights[j] for g in groups] if update else None)
+
+    def _emit_flat(self, keys, groups, flat):
+        """The kv_push and kv_pull events of each key, as its pushpull emits them."""
+        for key, value in zip(keys, flat.weights):
+            if BUS.wants('kv_push'):
+                self._emit_push(key, [value] * len(groups))
+            if BUS.wants('kv_pull'):
+                BUS.emit('kv_pull', _SOURCE, param=key, bytes=float(_nbytes(value)),
+                         devices=float(len(groups)))
+
     # ------------------------------------------------------------------ pull
     def pull(self, key, out=None, priority=0, ignore_sparse=True):
         """Copy each key's stored value into its output(s).
 
         out : NDArray, list of NDArray (e.g. one per device), or a list of those per key.
+
         ignore_sparse : bool, default True
             Leave row-sparse outputs untouched (use :meth:`row_sparse_pull` for them);
             with False they receive every stored row.
@@ -337,11 +446,21 @@ class KVStore(KVStoreBase):
         return RowSparseNDArray(data, wanted, stored.shape, stored.context)
 
     # ------------------------------------------------------------------ optimizer
-    def set_optimizer(self, optimizer):
+    def set_optimizer(self, optimizer, fused=False):
         """Run ``optimizer`` on the store: every push then updates the stored weight with
-        an :class:`~gluonedu.optimizer.Updater` (``updater(key, merged_grad, weight)``)."""
-        from ..optimizer import get_updater
-        self._set_updater(get_updater(optimizer))
+        an :class:`~gluonedu.optimizer.Updater` (``updater(key, merged_grad, weight)``).
+
+        ``fused`` (gluonedu only): a FusedUpdater, which runs the optimizer's fused
+        kernels over the store's flat copies in :meth:`allreduce_flat` (the Trainer asks
+        for it unless created with ``fused=False``); the numbers are the same.
+        """
+        if fused:
+            from ..optimizer._fused import FusedUpdater
+            self._set_updater(FusedUpdater(optimizer))
+        else:
+            from ..optimizer import get_updater
+            self._set_updater(get_updater(optimizer))
+
 
     def _set_updater(self, updater):
         """Call ``updater(key, merged, stored)`` on every push instead of storing the sum."""

@@ -109,6 +109,10 @@ class NCCLKVStore(KVStore):
                 cupy.cuda.get_current_stream().synchronize()
         return NDArray(result, home)
 
+    def allreduce_flat(self, groups, update=False):
+        """As ``KVStore.allreduce_flat``, key by key: NCCL reduces each key's arrays."""
+        self._allreduce_by_key(groups, update)
+
     def set_gradient_compression(self, compression_params):
         raise MXNetError("gradient compression is not supported for a 'nccl' kvstore; use "
                          "kvstore='device' to compress gradients")

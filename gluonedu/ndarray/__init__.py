@@ -1,10 +1,11 @@
-"""``mx.nd``: NDArray, its creation functions and operators, row-sparse arrays, save/load."""
+"""``mx.nd``: NDArray, its creation functions and operators, sparse arrays, save/load."""
 from .ndarray import NDArray, array, empty, zeros, ones, full, arange, waitall, from_numpy
 from .ops import *  # noqa: F401,F403
 from .ops import __all__ as _ops_all
 from . import sparse, random, registry, _internal  # noqa: F401
-from .sparse import RowSparseNDArray
+from .sparse import RowSparseNDArray, CSRNDArray, cast_storage
 from .io import save, load
 
-__all__ = ['NDArray', 'RowSparseNDArray', 'array', 'empty', 'zeros', 'ones', 'full', 'arange',
-           'waitall', 'from_numpy', 'sparse', 'random', 'save', 'load'] + list(_ops_all)
+__all__ = ['NDArray', 'RowSparseNDArray', 'CSRNDArray', 'array', 'empty', 'zeros', 'ones', 'full',
+           'arange', 'waitall', 'from_numpy', 'sparse', 'random', 'save', 'load',
+           'cast_storage'] + list(_ops_all)

@@ -3,10 +3,11 @@
 File format (``mx.nd.save``), version 1: a ZIP archive holding
 
 * ``manifest.json``: ``{"format": "gluonedu.ndarray", "version": 1, "kind": "list" | "dict",
-  "arrays": [{"name": str | null, "stype": "default" | "row_sparse", "shape": [...],
+  "arrays": [{"name": str | null, "stype": "default" | "row_sparse" | "csr", "shape": [...],
   "files": {...}}]}`` in the saved order;
 * one ``.npy`` file (NumPy's documented format) per stored buffer: ``<i>.npy`` for a dense
-  array, ``<i>.data.npy`` and ``<i>.indices.npy`` for a row-sparse one.
+  array; ``<i>.data.npy`` and ``<i>.indices.npy`` for a row-sparse one; ``<i>.data.npy``,
+  ``<i>.indices.npy`` and ``<i>.indptr.npy`` for a csr one (stype ``"csr"``).
 
 Loading never unpickles (``allow_pickle=False``) and checks the manifest against the
 files. Files are written to a temporary file first and renamed into place, so an
@@ -34,6 +35,10 @@ __all__ = ['save', 'load', 'atomic_write']
 
 FORMAT = 'gluonedu.ndarray'
 VERSION = 1
+
+#: The stored parts of each storage type, each one file.
+_PARTS = {'default': ('data',), 'row_sparse': ('data', 'indices'),
+          'csr': ('data', 'indices', 'indptr')}
 
 # What zipfile and NumPy raise on a damaged archive (bad CRC, header, flags, compression).
 _DAMAGE_ERRORS = (ValueError, EOFError, OSError, RuntimeError, zipfile.BadZipFile, zlib.error)
@@ -95,13 +100,13 @@ def save(fname, data, format='gluonedu'):  # pylint: disable=redefined-builtin
     for i, (name, arr) in enumerate(items):
         entry = {'name': name, 'stype': arr.stype, 'shape': list(arr.shape),
                  'dtype': np.dtype(arr.dtype).name}
-        if arr.stype == 'row_sparse':
-            entry['files'] = {'data': '%d.data.npy' % i, 'indices': '%d.indices.npy' % i}
-            blobs += [(entry['files']['data'], arr.data.asnumpy()),
-                      (entry['files']['indices'], arr.indices.asnumpy())]
-        else:
+        if arr.stype == 'default':
             entry['files'] = {'data': '%d.npy' % i}
             blobs.append((entry['files']['data'], arr.asnumpy()))
+        else:  # each part of a sparse array (data, indices, indptr for csr) in its own file
+            entry['files'] = {part: '%d.%s.npy' % (i, part) for part in _PARTS[arr.stype]}
+            blobs += [(entry['files'][part], getattr(arr, part).asnumpy())
+                      for part in _PARTS[arr.stype]]
         entries.append(entry)
     manifest = {'format': FORMAT, 'version': VERSION, 'kind': kind, 'arrays': entries}
 
@@ -144,12 +149,12 @@ def _check_manifest(manifest, fname):
         if not isinstance(entry, dict):
             raise damaged("has an entry that is not an object: %r" % (entry,))
         stype, files = entry.get('stype'), entry.get('files')
-        needed = {'default': ['data'], 'row_sparse': ['data', 'indices']}.get(stype)
+        needed = _PARTS.get(stype)
         if needed is None:
             raise damaged("has an entry of storage type %r" % (stype,))
         if not isinstance(files, dict) or not all(isinstance(files.get(k), str)
                                                   for k in needed):
-            raise damaged("names no files %s for entry %r" % (needed, entry.get('name')))
+            raise damaged("names no files %s for entry %r" % (list(needed), entry.get('name')))
         shape = entry.get('shape')
         if not isinstance(shape, list) or not all(isinstance(n, int) for n in shape):
             raise damaged("has no valid shape for entry %r" % (entry.get('name'),))
@@ -160,7 +165,7 @@ def _check_manifest(manifest, fname):
 def load(fname, ctx=None):
     """Load what :func:`save` wrote — or MXNet's ``nd.save`` — a list or a dict of NDArrays
     (on ``ctx``, default cpu)."""
-    from .sparse import row_sparse_array
+    from .sparse import csr_matrix, row_sparse_array
     ctx = ctx or cpu()
     with open(fname, 'rb') as f:
         if mxnet_format.is_mxnet_file(f.read(8)):
@@ -183,11 +188,15 @@ def load(fname, ctx=None):
         arrays = []
         for entry in manifest['arrays']:
             files = entry['files']
-            if entry['stype'] == 'row_sparse':
-                values = _read_npy(zf, files['data'], fname)
-                indices = _read_npy(zf, files['indices'], fname)
-                arr = row_sparse_array((values, indices), shape=entry['shape'], ctx=ctx,
-                                       dtype=values.dtype)
+            if entry['stype'] != 'default':
+                parts = tuple(_read_npy(zf, files[part], fname)
+                              for part in _PARTS[entry['stype']])
+                make = csr_matrix if entry['stype'] == 'csr' else row_sparse_array
+                try:  # both check the parts (indices in range, sorted, ...)
+                    arr = make(parts, shape=entry['shape'], ctx=ctx, dtype=parts[0].dtype)
+                except (MXNetError, ValueError) as err:
+                    raise MXNetError("%s is damaged: entry %r is not a valid %s array (%s)"
+                                     % (fname, entry['name'], entry['stype'], err)) from None
             else:
                 arr = from_numpy(_read_npy(zf, files['data'], fname), ctx)
             if list(arr.shape) != list(entry['shape']):

@@ -207,15 +207,9 @@ class NDArray:
         return _graph.record(out, (self,), backward, 'astype')
 
     def tostype(self, stype):
-        """This array in storage type ``stype`` ('default' or 'row_sparse')."""
-        if stype == 'default':
-            return self
-        if stype == 'row_sparse':
-            from .sparse import _dense_to_row_sparse
-            return _dense_to_row_sparse(self)
-        if stype == 'csr':
-            raise MXNetError("csr storage is not supported by gluonedu; use 'row_sparse'")
-        raise ValueError("unknown storage type %r: use 'default' or 'row_sparse'" % (stype,))
+        """This array in storage type ``stype``: 'default', 'row_sparse' or 'csr' (2-D)."""
+        from . import sparse  # sparse builds on this module
+        return self if stype == 'default' else sparse.cast_storage(self, stype)
 
     def detach(self):
         """The same data, cut from the recorded graph and without a gradient."""
@@ -227,15 +221,16 @@ class NDArray:
 
         grad_req : {'write', 'add', 'null'}
             'write' overwrites ``grad`` at each backward, 'add' accumulates into it.
-        stype : {None, 'default', 'row_sparse'}
+        stype : {None, 'default', 'row_sparse', 'csr'}
             Storage type of the gradient buffer.
         """
         from . import sparse  # sparse builds on this module
         _check_grad_req(grad_req)
+        # (self.dtype, not self._data: a sparse array's _data is its dense equivalent.)
         if stype in (None, 'default'):
-            grad = _filled(0, self.shape, self._ctx, self._data.dtype)
+            grad = _filled(0, self.shape, self._ctx, self.dtype)
         else:
-            grad = sparse.zeros(stype, self.shape, ctx=self._ctx, dtype=self._data.dtype)
+            grad = sparse.zeros(stype, self.shape, ctx=self._ctx, dtype=self.dtype)
         _mark_variable(self, grad, grad_req)
 
     def backward(self, out_grad=None, retain_graph=False, train_mode=True):
@@ -336,10 +331,11 @@ class NDArray:
             return (full,)
         return _graph.record(out, (self,), backward, 'slice')
 
-    def _inplace(self, other, helper):
+    def _inplace(self, other, op):
+        """``x += y`` and friends, ``op`` NumPy's name of the operation ('add', ...)."""
         self._check_writable()
         self._check_recorded_value(other, whole=False)
-        result = helper(self, other)
+        result = _ops.binary.apply(op, self, other)
         if result.shape != self.shape:
             raise MXNetError("in-place operation: the result has shape %s, this array %s"
                              % (result.shape, self.shape))
@@ -347,19 +343,19 @@ class NDArray:
         return self
 
     def __iadd__(self, other):
-        return self._inplace(other, _ops.add)
+        return self._inplace(other, 'add')
 
     def __isub__(self, other):
-        return self._inplace(other, _ops.subtract)
+        return self._inplace(other, 'subtract')
 
     def __imul__(self, other):
-        return self._inplace(other, _ops.multiply)
+        return self._inplace(other, 'multiply')
 
     def __itruediv__(self, other):
-        return self._inplace(other, _ops.divide)
+        return self._inplace(other, 'divide')
 
     def __imod__(self, other):
-        return self._inplace(other, _ops.modulo)
+        return self._inplace(other, 'mod')
 
     # ------------------------------------------------------------------ arithmetic
     # As MXNet: an array operand picks broadcast_<op>, a number the <op>_scalar operator.

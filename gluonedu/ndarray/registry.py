@@ -33,7 +33,7 @@ from .ndarray import NDArray, _move
 
 __all__ = ['Op', 'Param', 'Int', 'Float', 'Bool', 'Shape', 'Axis', 'Axes', 'Enum', 'DType',
            'Str', 'register', 'add', 'get', 'list_ops', 'make_function', 'docstring', 'invoke',
-           'numpy_dtype', 'check_size', 'FLOATS']
+           'numpy_dtype', 'check_size', 'check_arrays', 'FLOATS']
 
 _OPS = {}      # name or alias -> Op
 _ORDER = []    # every Op once, in registration order
@@ -140,7 +140,9 @@ class Int(Param):
                  long=False, doc=''):
         self.low, self.high, self.optional = low, high, optional
         self.bounds = _INT64 if long else _INT32
-        self.type_name = ('long' if long else 'int') + (' or None' if optional else '')
+        # MXNet's registry prints a lower bound of 0 as '(non-negative)'
+        self.type_name = ('long' if long else 'int') + (' or None' if optional else '') + (
+            ' (non-negative)' if low == 0 else '')
         super().__init__(name, default, doc)
 
     def parse(self, value):
@@ -423,7 +425,8 @@ class Op:
     inputs : the names of its array inputs, in order (a single ``'*data'`` means any
         number, counted by the ``num_args`` parameter).
     params : its :class:`Param` declarations, in MXNet's order.
-    forward : ``forward(env, *arrays, **params) -> (result, backward)``.
+    forward : ``forward(env, *arrays, **params) -> (result, backward)``; None for an
+        operator implemented on NDArrays by ``compute_ex`` alone.
     num_outputs : an int, or ``f(params) -> int``.
     drop_inputs : ``f(params) -> names`` of inputs the params switch off (FullyConnected's
         ``bias`` with ``no_bias=True``).
@@ -432,8 +435,10 @@ class Op:
         softmax family.
     quiet : silence NumPy's divide/invalid/overflow warnings (log(0), 0/0, exp(1000) give
         -inf/nan/inf as MXNet, silently).
-    compute_ex : ``compute_ex(inputs, params) -> NDArray`` for non-default storage
-        (row_sparse, csr) inputs; without it such inputs are made dense first.
+    compute_ex : ``compute_ex(inputs, params) -> NDArray`` (or a list) on the NDArray
+        inputs themselves, recording its own gradient: for non-default storage (row_sparse,
+        csr) inputs, or for every call when ``forward`` is None; without it sparse inputs
+        are made dense first.
     from_out : a ``shape`` or ``dtype`` left unset ('None') is that of ``out=`` (the
         samplers).
     infer_shape : ``f(in_shapes, out_shapes, params) -> (in_shapes, out_shapes)``, the
@@ -477,7 +482,7 @@ class Op:
         self.mutate_inputs = tuple(mutate_inputs)
         self._output_names = output_names
         self._hidden_outputs = hidden_outputs
-        self.doc = inspect.cleandoc(doc or forward.__doc__ or '')
+        self.doc = inspect.cleandoc(doc or (forward or compute_ex).__doc__ or '')
         self.defaults = {p.name: p.default for p in params if not p.required}
         self.required = tuple(p.name for p in params if p.required)
         self.axis_params = tuple(p for p in params if isinstance(p, (Axis, Axes)))
@@ -656,7 +661,8 @@ class Op:
         (from :meth:`parse_params`, left unchanged); the entry point a symbol executor
         calls."""
         env = self._check_inputs(inputs, params)
-        if self.compute_ex is not None and any(x.stype != 'default' for x in inputs):
+        if self.compute_ex is not None and (self.forward is None or
+                                            any(x.stype != 'default' for x in inputs)):
             return _write_out(self, self.compute_ex(inputs, params), out)
         arrays = [x._data if type(x) is NDArray or x.stype == 'default'
                   else x.tostype('default')._data for x in inputs]
@@ -721,24 +727,14 @@ class Op:
         """The :class:`OpEnv` of ``inputs`` after checking their types, context, dtypes."""
         if not inputs:
             return _env(_ctx_param(params.get('ctx')))
-        ctx = None
-        for x in inputs:
-            if not isinstance(x, NDArray):
-                raise TypeError('%s: array inputs must be NDArrays, got %s; convert with '
-                                'mx.nd.array(...)' % (self.name, type(x).__name__))
-            if ctx is None:
-                ctx = x._ctx
-            elif x._ctx is not ctx and x._ctx != ctx:
-                raise MXNetError('%s: inputs live on different contexts (%s and %s). Move one '
-                                 'with .as_in_context(%s) first.'
-                                 % (self.name, ctx, x._ctx, ctx))
+        ctx = check_arrays(self.name, inputs)
         if self.same_dtype and len(inputs) > 1:
             self._check_dtypes(inputs, params)
         if self.dtypes is not None:
             for x in inputs:
-                if x._data.dtype not in self.dtypes:
+                if _dtype_of(x) not in self.dtypes:
                     raise MXNetError('%s does not support %s inputs; convert with .astype() to '
-                                     'one of %s' % (self.name, x._data.dtype,
+                                     'one of %s' % (self.name, _dtype_of(x),
                                                     ', '.join(sorted(map(str, self.dtypes)))))
         return _env(ctx)
 
@@ -748,12 +744,34 @@ class Op:
         else:
             names = self.list_inputs(params)
             checked = [x for n, x in zip(names, inputs) if n in self.same_dtype]
-        dtype = checked[0]._data.dtype
+        dtype = _dtype_of(checked[0])
         for x in checked[1:]:
-            if x._data.dtype != dtype:
+            if _dtype_of(x) != dtype:
                 raise MXNetError('%s: inputs have different dtypes (%s and %s). Convert one '
                                  'with .astype(\'%s\') first.'
-                                 % (self.name, dtype, x._data.dtype, dtype))
+                                 % (self.name, dtype, _dtype_of(x), dtype))
+
+
+def _dtype_of(x):
+    """An input's dtype (a sparse array's without making it dense)."""
+    return x._data.dtype if type(x) is NDArray else np.dtype(x.dtype)
+
+
+def check_arrays(op, arrays):
+    """The one context of ``arrays``: TypeError unless each is an NDArray, MXNetError unless
+    they share a context (what every operator checks of its inputs)."""
+    ctx = None
+    for x in arrays:
+        if not isinstance(x, NDArray):
+            raise TypeError('%s: array inputs must be NDArrays, got %s; convert with '
+                            'mx.nd.array(...)' % (op, type(x).__name__))
+        if ctx is None:
+            ctx = x._ctx
+        elif x._ctx is not ctx and x._ctx != ctx:
+            raise MXNetError('%s: inputs live on different contexts (%s and %s). Move one '
+                             'with .as_in_context(%s) or .copyto(ctx) first.'
+                             % (op, ctx, x._ctx, ctx))
+    return ctx
 
 
 def _ctx_param(text):
@@ -831,8 +849,19 @@ def invoke(name, *args, **kwargs):
     return get(name)(*args, **kwargs)
 
 
+_FUNCTIONS = {}  # (op name, function name) -> the function, made once
+
+
 def make_function(op, name):
-    """The ``mx.nd.<name>`` function of ``op``: its signature and docs from the table."""
+    """The ``mx.nd.<name>`` function of ``op``: its signature and docs from the table (one
+    function object per name)."""
+    function = _FUNCTIONS.get((op.name, name))
+    if function is None:
+        function = _FUNCTIONS[op.name, name] = _new_function(op, name)
+    return function
+
+
+def _new_function(op, name):
     def function(*args, **kwargs):
         return op(*args, **kwargs)
     function.__name__ = function.__qualname__ = name
@@ -853,7 +882,7 @@ def _signature(op):
     for p in op.params.values():
         if op.variadic and p.name == 'num_args':
             continue
-        items.append(kind(p.name, style, default=None if p.required else p.default))
+        items.append(kind(p.name, style, default=p.default))  # REQUIRED shows as such
     items += [kind('out', style, default=None), kind('name', style, default=None)]
     return inspect.Signature(items)
 

@@ -1,10 +1,21 @@
-"""Row-sparse arrays: only some rows of a (rows, …) array are stored.
+"""Sparse arrays (``mx.nd.sparse``): row-sparse and compressed-sparse-row storage.
 
 A :class:`RowSparseNDArray` of shape ``(n, …)`` stores ``data`` (the k stored rows) and
 ``indices`` (their sorted, unique row ids, int64). Rows not stored are zero. This is the
 storage type of an Embedding weight's gradient with ``sparse_grad=True``: a batch touches
 only a few rows, and lazy optimizers update only those.
+
+A :class:`~gluonedu.ndarray.csr.CSRNDArray` stores the non-zero entries of a 2-D array
+row by row (``data``, ``indices``, ``indptr``): the storage type of sparse *features*
+(bag of words, one-hot categories). See :mod:`gluonedu.ndarray.csr`.
+
+This module is MXNet's ``mx.nd.sparse`` namespace: the array classes, their creation
+functions (``row_sparse_array``, ``csr_matrix``, ``zeros``, ``empty``, ``array``) and the
+operators that keep sparse storage (``dot``, ``add``, ``elemwise_mul``, ``retain``, …,
+from :mod:`gluonedu.ndarray.sparse_ops`).
 """
+import builtins
+
 import numpy as np
 
 from .. import _backend
@@ -13,30 +24,26 @@ from ..context import Context
 from . import _graph
 from .ndarray import NDArray, _as_ctx, _move, from_numpy
 
-__all__ = ['RowSparseNDArray', 'row_sparse_array', 'retain', 'zeros', 'array']
+STYPES = ('default', 'row_sparse', 'csr')
 
 
-class RowSparseNDArray(NDArray):
-    """A row-sparse array: ``data`` rows at row ids ``indices`` of a ``shape`` array."""
-    __slots__ = ('_values', '_indices', '_shape')
+class BaseSparseNDArray(NDArray):
+    """What sparse arrays share: stored ``_values`` of a ``_shape``, a summary ``repr``
+    (the values are not printed) and arithmetic with MXNet's storage rules
+    (:func:`gluonedu.ndarray.sparse_ops.arith`: ``x * 2`` and ``x + y`` of two csr arrays
+    stay sparse, ``x + 1`` is dense, …). Subclasses compute ``_data``, the dense
+    equivalent that storage fallbacks work on."""
+    __slots__ = ()
 
-    def __init__(self, values, indices, shape, ctx):
+    def _init_sparse(self, values, shape, ctx):
+        """Set what every array carries (a subclass then sets its index arrays)."""
         self._values = values
-        self._indices = indices
         self._shape = tuple(shape)
         self._ctx = ctx
         self._grad = None
         self._grad_req = None
         self._node = None
         self._fresh_grad = False
-
-    @property
-    def _data(self):
-        """The dense equivalent (computed on demand)."""
-        xp = self._xp
-        dense = xp.zeros(self._shape, dtype=self._values.dtype)
-        dense[self._indices] = self._values
-        return dense
 
     @property
     def shape(self):
@@ -48,11 +55,126 @@ class RowSparseNDArray(NDArray):
 
     @property
     def size(self):
+        """The number of elements of the dense equivalent."""
         return int(np.prod(self._shape))
 
     @property
     def ndim(self):
         return len(self._shape)
+
+    def asnumpy(self):
+        """The dense values as a NumPy array."""
+        return np.array(_backend.to_host(self._data))
+
+    def __repr__(self):
+        return '\n<%s %s @%s>' % (type(self).__name__, 'x'.join(map(str, self.shape)),
+                                   self._ctx)
+
+    def __add__(self, other):
+        return sparse_ops.arith('add', self, other)
+
+    def __radd__(self, other):
+        return sparse_ops.reflected('add', other, self)
+
+    def __sub__(self, other):
+        return sparse_ops.arith('subtract', self, other)
+
+    def __rsub__(self, other):
+        return sparse_ops.reflected('subtract', other, self)
+
+    def __mul__(self, other):
+        return sparse_ops.arith('multiply', self, other)
+
+    def __rmul__(self, other):
+        return sparse_ops.reflected('multiply', other, self)
+
+    def __truediv__(self, other):
+        # As MXNet: the operator divides by broadcasting (csr / dense of one shape raises).
+        if isinstance(other, NDArray):
+            return sparse_ops.broadcast_div(self, other)
+        return sparse_ops.arith('divide', self, other)
+
+    def __rtruediv__(self, other):
+        return sparse_ops.reflected('divide', other, self)
+
+    def __neg__(self):
+        return sparse_ops.arith('multiply', self, -1.0)
+
+    def __abs__(self):
+        return sparse_ops.abs(self)
+
+    def __eq__(self, other):
+        return sparse_ops.arith('equal', self, other)
+
+    def __ne__(self, other):
+        return sparse_ops.arith('not_equal', self, other)
+
+    def __lt__(self, other):
+        return sparse_ops.arith('less', self, other)
+
+    def __le__(self, other):
+        return sparse_ops.arith('less_equal', self, other)
+
+    def __gt__(self, other):
+        return sparse_ops.arith('greater', self, other)
+
+    def __ge__(self, other):
+        return sparse_ops.arith('greater_equal', self, other)
+
+    __hash__ = NDArray.__hash__
+
+    def _inplace(self, other, op):
+        """``x += y`` and friends: compute ``x op y``, then store it in x's storage type."""
+        self._check_writable()
+        self._check_recorded_value(other, whole=False)
+        self._assign(sparse_ops.arith(op, self, other))
+        return self
+
+    def tostype(self, stype):
+        """This array as a dense one ('default'; gradients flow back through the cast)."""
+        check_stype(stype)
+        dense = NDArray(self._data, self._ctx)
+        return _graph.record(dense, (self,), lambda g: (g,), 'cast_storage')
+
+
+def _whole(key):
+    """Whether an index ``key`` is ``[:]`` (this module's ``slice`` is the operator)."""
+    return isinstance(key, builtins.slice) and key == builtins.slice(None)
+
+
+def sum_by_id(xp, ids, values):
+    """``(unique ids, sums)``: the ids sorted, and for each the sum of its ``values``
+    (rows of values, one per id) in the order they come — what adding them into a zeroed
+    table would give, without the table."""
+    if ids.shape[0] == 0:
+        return ids.astype(np.int64), values[:0]
+    order = xp.argsort(ids, kind='stable')
+    ids = ids[order]
+    starts = xp.flatnonzero(xp.concatenate([xp.ones(1, dtype=bool), ids[1:] != ids[:-1]]))
+    return ids[starts].astype(np.int64), xp.add.reduceat(values[order], starts, axis=0)
+
+
+def check_stype(stype):
+    """Raise MXNetError unless ``stype`` names a storage type."""
+    if stype not in STYPES:
+        raise MXNetError("unknown storage type %r: use one of %s" % (stype, ', '.join(STYPES)))
+
+
+class RowSparseNDArray(BaseSparseNDArray):
+    """A row-sparse array: ``data`` rows at row ids ``indices`` of a ``shape`` array."""
+    __slots__ = ('_values', '_indices', '_shape')
+
+    def __init__(self, values, indices, shape, ctx):
+        self._init_sparse(values, shape, ctx)
+        self._indices = indices
+
+    @property
+    def _data(self):
+        """The dense equivalent (computed on demand)."""
+        xp = self._xp
+        dense = xp.zeros(self._shape, dtype=self._values.dtype)
+        dense[self._indices] = self._values
+        return dense
 
     @property
     def stype(self):
@@ -68,15 +190,15 @@ class RowSparseNDArray(NDArray):
         """The row ids of the stored rows (int64, sorted, unique)."""
         return NDArray(self._indices, self._ctx)
 
-    def __repr__(self):
-        return '\n<RowSparseNDArray %s @%s>' % ('x'.join(map(str, self._shape)), self._ctx)
-
     def tostype(self, stype):
+        """This array as ``stype``: 'default' (dense) or 'row_sparse' (itself)."""
+        check_stype(stype)
         if stype == 'row_sparse':
             return self
-        if stype == 'default':
-            return NDArray(self._data, self._ctx)
-        raise ValueError("unknown storage type %r: use 'default' or 'row_sparse'" % (stype,))
+        if stype == 'csr':
+            raise ValueError("cannot cast a row_sparse array to csr (MXNet has no such cast); "
+                             "go through tostype('default') first")
+        return super().tostype(stype)
 
     def copyto(self, other):
         if isinstance(other, Context):
@@ -93,7 +215,7 @@ class RowSparseNDArray(NDArray):
                                 self._shape, self._ctx)
 
     def __getitem__(self, key):
-        if isinstance(key, slice) and key == slice(None):
+        if _whole(key):
             return self
         if isinstance(key, NDArray) and key.ndim == 1:
             return NDArray(self._gather_rows(key._data.astype(np.int64)), self._ctx)
@@ -121,7 +243,7 @@ class RowSparseNDArray(NDArray):
 
     def _assign(self, value, key=Ellipsis):
         self._check_writable()
-        if not (key is Ellipsis or isinstance(key, slice) and key == slice(None)):
+        if not (key is Ellipsis or _whole(key)):
             if getattr(key, 'ndim', None) != 1:
                 raise MXNetError("RowSparseNDArray supports x[:] = value and x[row_ids] = rows "
                                  "assignment only")
@@ -159,17 +281,7 @@ class RowSparseNDArray(NDArray):
         if add:
             indices = xp.concatenate([self._indices, indices])
             values = xp.concatenate([self._values, values])
-        unique, inverse = xp.unique(indices, return_inverse=True)
-        summed = xp.zeros((unique.shape[0],) + self._shape[1:], dtype=self._values.dtype)
-        xp.add.at(summed, inverse.reshape(-1), values)
-        self._replace(unique.astype(np.int64), summed)
-
-    def _inplace(self, other, op):
-        raise MXNetError("in-place arithmetic on a RowSparseNDArray is not supported; "
-                         "use tostype('default') first")
-
-    def asnumpy(self):
-        return np.array(_backend.to_host(self._data))
+        self._replace(*sum_by_id(xp, indices, values))
 
     def wait_to_read(self):
         pass
@@ -218,22 +330,40 @@ def row_sparse_array(arg1, shape=None, ctx=None, dtype=None):
     return _dense_to_row_sparse(dense_array(arg1, ctx=ctx, dtype=dtype))
 
 
-array = row_sparse_array
-
-
 def zeros(stype, shape, ctx=None, dtype=None, **kwargs):
-    """An all-zero array of storage type ``stype`` ('row_sparse' or 'default')."""
+    """An all-zero array of storage type ``stype``: 'row_sparse', 'csr' (2-D) or 'default'."""
+    check_stype(stype)
     if stype == 'default':
         from .ndarray import zeros as dense_zeros
         return dense_zeros(shape, ctx=ctx, dtype=dtype)
-    if stype != 'row_sparse':
-        raise MXNetError("unsupported storage type %r: use 'default' or 'row_sparse'" % (stype,))
     ctx = _as_ctx(ctx)
     shape = (shape,) if isinstance(shape, int) else tuple(shape)
+    if stype == 'csr':
+        return csr_zeros(shape, ctx, normalize_dtype(dtype))
     xp = _backend.array_module(ctx)
     with _backend.device_scope(ctx):
         return RowSparseNDArray(xp.zeros((0,) + shape[1:], dtype=normalize_dtype(dtype)),
                                 xp.zeros((0,), dtype=np.int64), shape, ctx)
+
+
+def empty(stype, shape, ctx=None, dtype=None):
+    """A sparse array without stored values: the same as :func:`zeros`."""
+    return zeros(stype, shape, ctx=ctx, dtype=dtype)
+
+
+def array(source_array, ctx=None, dtype=None):
+    """A copy of a sparse array (CSRNDArray, RowSparseNDArray or a SciPy sparse matrix).
+
+    As MXNet, dense sources are refused: use ``mx.nd.array`` for them, or
+    ``csr_matrix``/``row_sparse_array`` to make a sparse array from dense values.
+    """
+    if isinstance(source_array, CSRNDArray) or is_scipy_sparse(source_array):
+        return csr_matrix(source_array, ctx=ctx, dtype=dtype)
+    if isinstance(source_array, RowSparseNDArray):
+        return row_sparse_array(source_array, ctx=ctx, dtype=dtype)
+    raise ValueError("mx.nd.sparse.array copies sparse arrays, not a %s: use mx.nd.array for "
+                     "dense values, or csr_matrix / row_sparse_array to store them sparsely"
+                     % type(source_array).__name__)
 
 
 def retain(data, indices):
@@ -245,3 +375,14 @@ def retain(data, indices):
         xp.asarray(indices, dtype=np.int64)
     keep = xp.isin(data._indices, wanted)
     return RowSparseNDArray(data._values[keep], data._indices[keep], data.shape, data.ctx)
+
+
+# The rest of the namespace: CSR storage and the operators over sparse arrays. Imported
+# last, because they build on the classes above.
+from .csr import CSRNDArray, csr_matrix, csr_zeros, is_scipy_sparse  # noqa: E402
+from . import sparse_ops  # noqa: E402
+from .sparse_ops import *  # noqa: E402,F401,F403
+from .sparse_ops import __all__ as _ops_all  # noqa: E402
+
+__all__ = ['BaseSparseNDArray', 'RowSparseNDArray', 'CSRNDArray', 'row_sparse_array',
+           'csr_matrix', 'retain', 'zeros', 'empty', 'array'] + list(_ops_all)

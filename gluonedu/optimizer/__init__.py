@@ -2,18 +2,21 @@
 
 Each optimizer lives in its own module whose docstring states its update rule.
 """
-from .optimizer import Optimizer, register, create
+from .optimizer import (Optimizer, register, create, StepScalars, MultiPrecisionState,
+                        state_type)
 from .updater import Updater, get_updater
 from ..ndarray import abs as NDabs  # noqa: N812  (MXNet exports it under this name)
 
-__all__ = ['Optimizer', 'register', 'create', 'Updater', 'get_updater', 'NDabs']
+__all__ = ['Optimizer', 'register', 'create', 'Updater', 'get_updater', 'NDabs',
+           'StepScalars', 'MultiPrecisionState', 'state_type']
 from .adam import Adam
+from .adamw import AdamW
 from .adamax import Adamax
 from .nadam import Nadam
 from .adagrad import AdaGrad
 from .adadelta import AdaDelta
 from .rmsprop import RMSProp
-__all__ += ['Adam', 'Adamax', 'Nadam', 'AdaGrad', 'AdaDelta', 'RMSProp']
+__all__ += ['Adam', 'AdamW', 'Adamax', 'Nadam', 'AdaGrad', 'AdaDelta', 'RMSProp']
 from .sgd import SGD, ccSGD
 from .nag import NAG
 from .signum import Signum

@@ -1,8 +1,42 @@
 """AdaDelta: a step size from running averages of squared gradients and steps (Zeiler, 2012)."""
-from .. import ndarray as nd
-from .optimizer import Optimizer, register, accepts_lists, check_hyperparameter
+from typing import NamedTuple
 
-__all__ = ['AdaDelta']
+import numpy as np
+
+from .. import ndarray as nd
+from .fastpath import Kernel
+from .kernels import clip_constant, clipped, cuda_clip, negative_clip_refusal
+from .optimizer import Optimizer, register, accepts_lists, check_hyperparameter, state_type
+
+__all__ = ['AdaDelta', 'AdaDeltaState']
+
+
+@state_type
+class AdaDeltaState(NamedTuple):
+    """AdaDelta's running averages of squared gradients and of squared steps."""
+    acc_grad: object
+    acc_delta: object
+
+
+def adadelta(weight, grad, acc_grad, acc_delta, wd, rescale, clip, rho, one_minus_rho, epsilon):
+    """AdaDelta on one element: no learning rate; the step's units come from past steps."""
+    grad = grad * rescale
+    if clip >= 0:
+        grad = clipped(grad, clip)
+    acc_grad = rho * acc_grad + one_minus_rho * grad * grad
+    delta = np.sqrt(acc_delta + epsilon) / np.sqrt(acc_grad + epsilon) * grad
+    acc_delta = rho * acc_delta + one_minus_rho * delta * delta
+    return weight - (delta + wd * weight), acc_grad, acc_delta
+
+
+ADADELTA = Kernel(adadelta, writes=('weight', 'acc_grad', 'acc_delta'), per_parameter=('wd',),
+                  cuda='''
+        float gr = grad * rescale;
+        if (clip >= 0) gr = %s;
+        acc_grad = rho * acc_grad + one_minus_rho * gr * gr;
+        float delta = sqrtf(acc_delta + epsilon) / sqrtf(acc_grad + epsilon) * gr;
+        acc_delta = rho * acc_delta + one_minus_rho * delta * delta;
+        weight = weight - (delta + wd * weight);''' % cuda_clip('gr', 'clip'))
 
 
 @register
@@ -32,10 +66,10 @@ class AdaDelta(Optimizer):
     **kwargs
         Passed to :class:`Optimizer` (``wd``, ``rescale_grad``, ``clip_gradient``, ...).
 
-    State: ``(acc_g, acc_delta)``, float32 zeros of the weight's shape.
+    State: ``AdaDeltaState(acc_grad, acc_delta)``, float32 zeros of the weight's shape.
     """
 
-    state_names = ('acc_grad', 'acc_delta')
+    state_type = AdaDeltaState
 
     def __init__(self, rho=0.90, epsilon=1e-5, **kwargs):
         check_hyperparameter('rho', rho, low=0, high=1)
@@ -48,12 +82,11 @@ class AdaDelta(Optimizer):
         # As MXNet: default dtype (float32), whatever the weight's.
         acc_g = nd.zeros(weight.shape, weight.context)
         acc_delta = nd.zeros(weight.shape, weight.context)
-        return (acc_g, acc_delta)
+        return AdaDeltaState(acc_g, acc_delta)
 
     @accepts_lists
     def update(self, index, weight, grad, state):
-        self._update_count(index)
-        wd = self._get_wd(index)
+        _, wd, _ = self.begin_step(index)
 
         if grad.stype == 'row_sparse':
             grad = grad.tostype('default')
@@ -66,3 +99,15 @@ class AdaDelta(Optimizer):
         delta = nd.sqrt(acc_delta + self.epsilon) / nd.sqrt(acc_g + self.epsilon) * grad
         acc_delta[:] = self.rho * acc_delta + (1. - self.rho) * delta * delta
         weight[:] = weight - (delta + wd * weight)
+
+    # ------------------------------------------------------------------ fast path
+    def fused_refusal(self, indices, weights, grads):
+        return negative_clip_refusal(self.clip_gradient) or \
+            super().fused_refusal(indices, weights, grads)
+
+    def fused_step(self, run):
+        """:meth:`update` over a fused run."""
+        _, wd, _ = self.begin_step(list(run.indices))
+        run(ADADELTA, wd=wd, rescale=np.float32(self.rescale_grad),
+            clip=clip_constant(self.clip_gradient, kernel=False), rho=np.float32(self.rho),
+            one_minus_rho=np.float32(1. - self.rho), epsilon=np.float32(self.epsilon))

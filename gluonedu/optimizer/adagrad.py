@@ -1,8 +1,54 @@
 """AdaGrad: steps scaled by the accumulated squared gradients (Duchi et al., 2011)."""
-from .. import ndarray as nd
-from .optimizer import Optimizer, register, accepts_lists, check_hyperparameter
+from typing import NamedTuple
 
-__all__ = ['AdaGrad']
+import numpy as np
+
+from .. import ndarray as nd
+from .fastpath import Kernel
+from .kernels import (clip_constant, clipped, cuda_clip, kernel_clip, lazy_rows,
+                      negative_clip_refusal)
+from .optimizer import Optimizer, register, accepts_lists, check_hyperparameter, state_type
+
+__all__ = ['AdaGrad', 'AdaGradState']
+
+
+@state_type
+class AdaGradState(NamedTuple):
+    """AdaGrad's state: the sum of squared gradients (a bare array, as MXNet's)."""
+    history: object
+
+
+def adagrad(weight, grad, history, neg_lr, wd, rescale, clip, epsilon):
+    """AdaGrad on one element: history += g*g; w += (g / sqrt(history + eps) + w*wd) * -lr."""
+    grad = grad * rescale
+    if clip >= 0:
+        grad = clipped(grad, clip)
+    history = history + grad * grad
+    return weight + (grad / np.sqrt(history + epsilon) + weight * wd) * neg_lr, history
+
+
+def sparse_adagrad(weight, grad, history, lr, rescale, clip, epsilon):
+    """AdaGrad on one element of a row_sparse gradient's rows (``sparse.adagrad_update``):
+    no weight decay, clipping only for a positive bound; its own order of operations."""
+    grad = grad * rescale
+    if clip > 0:
+        grad = clipped(grad, clip)
+    history = history + grad * grad
+    return weight - grad / np.sqrt(history + epsilon) * lr, history
+
+
+ADAGRAD = Kernel(adagrad, writes=('weight', 'history'), per_parameter=('neg_lr', 'wd'), cuda='''
+        float gr = grad * rescale;
+        if (clip >= 0) gr = %s;
+        history = history + gr * gr;
+        weight = weight + (gr / sqrtf(history + epsilon) + weight * wd) * neg_lr;'''
+                 % cuda_clip('gr', 'clip'))
+SPARSE_ADAGRAD = Kernel(sparse_adagrad, writes=('weight', 'history'), per_parameter=('lr',),
+                        cuda='''
+        float gr = grad * rescale;
+        if (clip > 0) gr = %s;
+        history = history + gr * gr;
+        weight = weight - gr / sqrtf(history + epsilon) * lr;''' % cuda_clip('gr', 'clip'))
 
 
 @register
@@ -35,7 +81,7 @@ class AdaGrad(Optimizer):
     State: ``history``, float32 zeros of the weight's shape and storage type.
     """
 
-    state_names = ('history',)
+    state_type = AdaGradState
 
     def __init__(self, eps=1e-7, **kwargs):
         check_hyperparameter('eps', eps, low=0)
@@ -48,9 +94,7 @@ class AdaGrad(Optimizer):
 
     @accepts_lists
     def update(self, index, weight, grad, state):
-        self._update_count(index)
-        lr = self._get_lr(index)
-        wd = self._get_wd(index)
+        lr, wd, _ = self.begin_step(index)
         history = state
 
         if grad.stype == 'row_sparse':
@@ -69,10 +113,31 @@ class AdaGrad(Optimizer):
             raise ValueError("AdaGrad: weight decay (wd=%r) is not supported with row_sparse "
                              "gradients (neither is it in MXNet); set wd=0, or give this "
                              "parameter wd_mult=0, or use dense gradients" % (wd,))
-        rows = grad.indices
-        grad = grad.data * self.rescale_grad
-        if self.clip_gradient is not None and self.clip_gradient > 0:
-            grad = nd.clip(grad, -self.clip_gradient, self.clip_gradient)
-        history_rows = history[rows] + grad * grad
-        history[rows] = history_rows
-        weight[rows] = weight[rows] - grad / nd.sqrt(history_rows + self.float_stable_eps) * lr
+        clip = kernel_clip(self.clip_gradient)
+
+        def update_rows(weight_rows, history_rows, grad_rows):
+            grad_rows = grad_rows * self.rescale_grad
+            if clip is not None:
+                grad_rows = nd.clip(grad_rows, -clip, clip)
+            history_rows[:] = history_rows + grad_rows * grad_rows
+            weight_rows[:] = weight_rows - grad_rows / nd.sqrt(
+                history_rows + self.float_stable_eps) * lr
+        lazy_rows(update_rows, grad, weight, history)
+
+    # ------------------------------------------------------------------ fast path
+    def fused_refusal(self, indices, weights, grads):
+        why = negative_clip_refusal(self.clip_gradient)
+        sparse = [i for i, g in zip(indices, grads) if g.stype == 'row_sparse']
+        if why is None and any(wd != 0 for wd in self._get_wds(sparse)):
+            why = 'AdaGrad with weight decay on a row_sparse gradient (the reference raises)'
+        return why
+
+    def fused_step(self, run):
+        """:meth:`update` over a fused run (row_sparse gradients: only their rows, by
+        the sparse kernel)."""
+        lr, wd, _ = self.begin_step(list(run.indices))
+        rescale, epsilon = np.float32(self.rescale_grad), np.float32(self.float_stable_eps)
+        run(ADAGRAD, where=~run.sparse, neg_lr=-lr, wd=wd, rescale=rescale,
+            clip=clip_constant(self.clip_gradient, kernel=False), epsilon=epsilon)
+        run(SPARSE_ADAGRAD, where=run.sparse, lr=lr, rescale=rescale,
+            clip=clip_constant(self.clip_gradient), epsilon=epsilon)

@@ -1,12 +1,42 @@
 """Adam: adaptive moment estimation (Kingma & Ba, 2015), as MXNet 1.9.1's ``adam_update``."""
 import math
+from typing import NamedTuple
 
 import numpy as np
 
 from .. import ndarray as nd
-from .optimizer import Optimizer, register, accepts_lists, check_hyperparameter
+from .fastpath import Kernel, per_t
+from .kernels import clip_constant, clipped, cuda_clip, kernel_clip, lazy_rows
+from .optimizer import (Optimizer, ScheduledMomentum, register, accepts_lists,
+                        check_hyperparameter, state_type)
 
-__all__ = ['Adam']
+__all__ = ['Adam', 'AdamState']
+
+
+@state_type
+class AdamState(NamedTuple):
+    """Adam's running estimates of the gradient's first and second moments."""
+    mean: object
+    var: object
+
+
+def adam(weight, grad, mean, var, lr, wd, rescale, clip, beta1, beta2, one_minus_beta1,
+         one_minus_beta2, epsilon):
+    """Adam (``adam_update``) on one element, ``lr`` already bias-corrected."""
+    grad = grad * rescale + wd * weight
+    if clip > 0:
+        grad = clipped(grad, clip)
+    mean = beta1 * mean + one_minus_beta1 * grad
+    var = beta2 * var + one_minus_beta2 * grad * grad
+    return weight - lr * mean / (np.sqrt(var) + epsilon), mean, var
+
+
+ADAM = Kernel(adam, writes=('weight', 'mean', 'var'), per_parameter=('lr', 'wd'), cuda='''
+        float gr = grad * rescale + wd * weight;
+        if (clip > 0) gr = %s;
+        mean = beta1 * mean + one_minus_beta1 * gr;
+        var = beta2 * var + one_minus_beta2 * gr * gr;
+        weight = weight - lr * mean / (sqrtf(var) + epsilon);''' % cuda_clip('gr', 'clip'))
 
 
 @register
@@ -34,7 +64,8 @@ class Adam(Optimizer):
     ----------
     learning_rate : float, default 0.001
     beta1 : float, default 0.9
-        Decay rate of the first-moment (mean) estimate, in [0, 1).
+        Decay rate of the first-moment (mean) estimate, in [0, 1). A momentum schedule
+        (:class:`~gluonedu.lr_scheduler.OneCycleScheduler`) may drive it.
     beta2 : float, default 0.999
         Decay rate of the second-moment (variance) estimate, in [0, 1).
     epsilon : float, default 1e-8
@@ -44,11 +75,12 @@ class Adam(Optimizer):
     **kwargs
         Passed to :class:`Optimizer` (``wd``, ``rescale_grad``, ``clip_gradient``, ...).
 
-    State: ``(mean, var)``, zeros of the weight's shape and dtype (and storage type, when
+    State: ``AdamState(mean, var)``, zeros of the weight's shape and dtype (and storage type, when
     ``lazy_update`` is True).
     """
 
-    state_names = ('mean', 'var')
+    state_type = AdamState
+    beta1 = ScheduledMomentum()
 
     def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-8,
                  lazy_update=True, **kwargs):
@@ -65,25 +97,17 @@ class Adam(Optimizer):
         stype = weight.stype if self.lazy_update else 'default'
         mean = nd.zeros(weight.shape, weight.context, dtype=weight.dtype, stype=stype)
         var = nd.zeros(weight.shape, weight.context, dtype=weight.dtype, stype=stype)
-        return (mean, var)
+        return AdamState(mean, var)
 
     @accepts_lists
     def update(self, index, weight, grad, state):
-        self._update_count(index)
-        lr = self._get_lr(index)
-        wd = self._get_wd(index)
-        t = self._index_update_count[index]
+        lr, wd, t = self.begin_step(index)
         lr *= math.sqrt(1. - self.beta2 ** t) / (1. - self.beta1 ** t)
 
         mean, var = state
         if grad.stype == 'row_sparse' and self.lazy_update:
-            # Work on copies of the touched rows, then write them back.
-            rows = grad.indices
-            weight_rows, mean_rows, var_rows = weight[rows], mean[rows], var[rows]
-            self._adam_step(weight_rows, grad.data, mean_rows, var_rows, lr, wd)
-            mean[rows] = mean_rows
-            var[rows] = var_rows
-            weight[rows] = weight_rows
+            lazy_rows(lambda w, m, v, g: self._adam_step(w, g, m, v, lr, wd),
+                      grad, weight, mean, var)
         else:
             if grad.stype == 'row_sparse':
                 grad = grad.tostype('default')
@@ -92,9 +116,9 @@ class Adam(Optimizer):
     def _adam_step(self, weight, grad, mean, var, lr, wd):
         """One Adam step on dense arrays, written in place (``lr`` already bias-corrected)."""
         grad = grad * self.rescale_grad + wd * weight
-        # MXNet's kernel clips only for a positive bound (0 or negative means "off").
-        if self.clip_gradient is not None and self.clip_gradient > 0:
-            grad = nd.clip(grad, -self.clip_gradient, self.clip_gradient)
+        clip = kernel_clip(self.clip_gradient)
+        if clip is not None:
+            grad = nd.clip(grad, -clip, clip)
         # The kernel rounds beta to the weight's dtype and forms 1 - beta in that dtype;
         # so do we (in float32 this differs from Python's 1 - beta by up to ~1e-5 relative).
         scalar = np.dtype(weight.dtype).type
@@ -103,3 +127,19 @@ class Adam(Optimizer):
         mean[:] = self.beta1 * mean + one_minus_beta1 * grad
         var[:] = self.beta2 * var + one_minus_beta2 * grad * grad
         weight[:] = weight - lr * mean / (nd.sqrt(var) + self.epsilon)
+
+    # ------------------------------------------------------------------ fast path
+    def fused_refusal(self, indices, weights, grads):
+        if not self.lazy_update and any(g.stype == 'row_sparse' for g in grads):
+            return 'lazy_update=False (a row_sparse gradient then counts as dense)'
+        return None
+
+    def fused_step(self, run):
+        """:meth:`update` over a fused run (row_sparse gradients: only their rows)."""
+        lr, wd, t = self.begin_step(list(run.indices))
+        correction = per_t(t, lambda t: math.sqrt(1. - self.beta2 ** t) / (1. - self.beta1 ** t))
+        beta1, beta2 = np.float32(self.beta1), np.float32(self.beta2)
+        run(ADAM, lr=lr * correction, wd=wd, rescale=np.float32(self.rescale_grad),
+            clip=clip_constant(self.clip_gradient), beta1=beta1, beta2=beta2,
+            one_minus_beta1=1 - beta1, one_minus_beta2=1 - beta2,
+            epsilon=np.float32(self.epsilon))

@@ -1,8 +1,40 @@
 """AdaMax: Adam with the infinity norm (Kingma & Ba, 2015, section 7), as MXNet 1.9.1."""
-from .. import ndarray as nd
-from .optimizer import Optimizer, register, accepts_lists, check_hyperparameter
+from typing import NamedTuple
 
-__all__ = ['Adamax']
+import numpy as np
+
+from .. import ndarray as nd
+from .fastpath import Kernel, per_t
+from .kernels import clip_constant, clipped, cuda_clip, negative_clip_refusal
+from .optimizer import Optimizer, register, accepts_lists, check_hyperparameter, state_type
+
+__all__ = ['Adamax', 'AdamaxState']
+
+
+@state_type
+class AdamaxState(NamedTuple):
+    """AdaMax's first moment and its decaying maximum of ``|g|``."""
+    mean: object
+    inf_norm: object
+
+
+def adamax(weight, grad, mean, inf_norm, lr, wd, rescale, clip, beta1, beta2, one_minus_beta1):
+    """AdaMax on one element: u = max(beta2*u, |g|); w -= lr/(1 - beta1**t) * m / u."""
+    grad = grad * rescale + wd * weight
+    if clip >= 0:
+        grad = clipped(grad, clip)
+    mean = beta1 * mean + one_minus_beta1 * grad
+    inf_norm = np.maximum(beta2 * inf_norm, np.abs(grad))
+    return weight - lr * mean / inf_norm, mean, inf_norm
+
+
+ADAMAX = Kernel(adamax, writes=('weight', 'mean', 'inf_norm'), per_parameter=('lr', 'wd'),
+                cuda='''
+        float gr = grad * rescale + wd * weight;
+        if (clip >= 0) gr = %s;
+        mean = beta1 * mean + one_minus_beta1 * gr;
+        inf_norm = fmaxf(beta2 * inf_norm, fabsf(gr));
+        weight = weight - lr * mean / inf_norm;''' % cuda_clip('gr', 'clip'))
 
 
 @register
@@ -31,10 +63,10 @@ class Adamax(Optimizer):
     **kwargs
         Passed to :class:`Optimizer` (``wd``, ``rescale_grad``, ``clip_gradient``, ...).
 
-    State: ``(mean, var)`` — ``m`` and ``u``, zeros of the weight's shape and dtype.
+    State: ``AdamaxState(mean, inf_norm)`` — ``m`` and ``u``, zeros of the weight's shape and dtype.
     """
 
-    state_names = ('mean', 'inf_norm')
+    state_type = AdamaxState
 
     def __init__(self, learning_rate=0.002, beta1=0.9, beta2=0.999, **kwargs):
         check_hyperparameter('beta1', beta1, low=0, high=1, high_open=True)
@@ -46,14 +78,11 @@ class Adamax(Optimizer):
     def create_state(self, index, weight):
         mean = nd.zeros(weight.shape, weight.context, dtype=weight.dtype)
         inf_norm = nd.zeros(weight.shape, weight.context, dtype=weight.dtype)
-        return (mean, inf_norm)
+        return AdamaxState(mean, inf_norm)
 
     @accepts_lists
     def update(self, index, weight, grad, state):
-        self._update_count(index)
-        lr = self._get_lr(index)
-        wd = self._get_wd(index)
-        t = self._index_update_count[index]
+        lr, wd, t = self.begin_step(index)
         lr /= (1. - self.beta1 ** t)  # bias correction of the first moment
 
         if grad.stype == 'row_sparse':
@@ -66,3 +95,17 @@ class Adamax(Optimizer):
         mean[:] = self.beta1 * mean + (1. - self.beta1) * grad
         inf_norm[:] = nd.maximum(self.beta2 * inf_norm, nd.abs(grad))
         weight[:] = weight - lr * mean / inf_norm
+
+    # ------------------------------------------------------------------ fast path
+    def fused_refusal(self, indices, weights, grads):
+        return negative_clip_refusal(self.clip_gradient) or \
+            super().fused_refusal(indices, weights, grads)
+
+    def fused_step(self, run):
+        """:meth:`update` over a fused run."""
+        lr, wd, t = self.begin_step(list(run.indices))
+        run(ADAMAX, lr=lr / per_t(t, lambda t: 1. - self.beta1 ** t), wd=wd,
+            rescale=np.float32(self.rescale_grad),
+            clip=clip_constant(self.clip_gradient, kernel=False),
+            beta1=np.float32(self.beta1), beta2=np.float32(self.beta2),
+            one_minus_beta1=np.float32(1. - self.beta1))

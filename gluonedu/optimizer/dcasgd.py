@@ -4,10 +4,57 @@ In asynchronous training a gradient arrives computed at an older weight. DCASGD
 corrects it with a cheap approximation of the Hessian (``lamda * g * g``, element-wise)
 times the distance the weight has moved since the previous update.
 """
-from .. import ndarray as nd
-from .optimizer import Optimizer, register, accepts_lists, check_hyperparameter
+from typing import NamedTuple
 
-__all__ = ['DCASGD']
+import numpy as np
+
+from .. import ndarray as nd
+from .fastpath import Kernel
+from .kernels import clip_constant, clipped, cuda_clip, negative_clip_refusal
+from .optimizer import Optimizer, register, accepts_lists, check_hyperparameter, state_type
+
+__all__ = ['DCASGD', 'DCASGDState']
+
+
+@state_type
+class DCASGDState(NamedTuple):
+    """DCASGD's momentum (None without momentum) and the weight of the previous update."""
+    momentum: object
+    previous_weight: object
+
+
+def dcasgd_momentum(weight, grad, momentum, previous_weight, neg_lr, wd, momentum_coef, rescale,
+                    clip, lamda):
+    """DCASGD with momentum on one element (the fast path's rule)."""
+    grad = grad * rescale
+    if clip >= 0:
+        grad = clipped(grad, clip)
+    step = neg_lr * (grad + wd * weight + lamda * grad * grad * (weight - previous_weight))
+    momentum = momentum * momentum_coef + step
+    return weight + momentum, momentum, weight
+
+
+def dcasgd(weight, grad, previous_weight, neg_lr, wd, rescale, clip, lamda):
+    """DCASGD without momentum on one element: w += -lr*(g + wd*w + lamda*g*g*(w - w_prev))."""
+    grad = grad * rescale
+    if clip >= 0:
+        grad = clipped(grad, clip)
+    step = neg_lr * (grad + wd * weight + lamda * grad * grad * (weight - previous_weight))
+    return weight + step, weight
+
+
+_CUDA_STEP = '''
+        float gr = grad * rescale;
+        if (clip >= 0) gr = %s;
+        float step = neg_lr * (gr + wd * weight + lamda * gr * gr * (weight - previous_weight));
+        previous_weight = weight;''' % cuda_clip('gr', 'clip')
+DCASGD_MOMENTUM = Kernel(dcasgd_momentum, writes=('weight', 'momentum', 'previous_weight'),
+                         per_parameter=('neg_lr', 'wd'), cuda=_CUDA_STEP + '''
+        momentum = momentum * momentum_coef + step;
+        weight = weight + momentum;''')
+DCASGD_PLAIN = Kernel(dcasgd, writes=('weight', 'previous_weight'),
+                      per_parameter=('neg_lr', 'wd'), cuda=_CUDA_STEP + '''
+        weight = weight + step;''')
 
 
 @register
@@ -37,11 +84,11 @@ class DCASGD(Optimizer):
     **kwargs
         Passed to :class:`Optimizer` (``learning_rate``, ``wd``, ``rescale_grad``, ...).
 
-    State: ``(momentum or None, previous_weight)``; the previous weight starts as a copy
+    State: ``DCASGDState(momentum or None, previous_weight)``; the previous weight starts as a copy
     of the weight.
     """
 
-    state_names = ('momentum', 'previous_weight')
+    state_type = DCASGDState
 
     def __init__(self, momentum=0.0, lamda=0.04, **kwargs):
         check_hyperparameter('momentum', momentum, low=0)
@@ -54,13 +101,11 @@ class DCASGD(Optimizer):
         mom = None
         if self.momentum != 0.0:
             mom = nd.zeros(weight.shape, weight.context, dtype=weight.dtype)
-        return (mom, weight.copy())
+        return DCASGDState(mom, weight.copy())
 
     @accepts_lists
     def update(self, index, weight, grad, state):
-        self._update_count(index)
-        lr = self._get_lr(index)
-        wd = self._get_wd(index)
+        lr, wd, _ = self.begin_step(index)
         if grad.stype == 'row_sparse':
             grad = grad.tostype('default')
 
@@ -74,3 +119,19 @@ class DCASGD(Optimizer):
             mom = step
         previous_weight[:] = weight
         weight[:] += mom
+
+    # ------------------------------------------------------------------ fast path
+    def fused_refusal(self, indices, weights, grads):
+        return negative_clip_refusal(self.clip_gradient) or \
+            super().fused_refusal(indices, weights, grads)
+
+    def fused_step(self, run):
+        """:meth:`update` over a fused run."""
+        step = self.begin_step(list(run.indices))
+        common = dict(neg_lr=-step.lr, wd=step.wd, rescale=np.float32(self.rescale_grad),
+                      clip=clip_constant(self.clip_gradient, kernel=False),
+                      lamda=np.float32(self.lamda))
+        if self.momentum != 0.0:
+            run(DCASGD_MOMENTUM, momentum_coef=np.float32(self.momentum), **common)
+        else:
+            run(DCASGD_PLAIN, **common)

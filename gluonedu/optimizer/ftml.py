@@ -6,12 +6,24 @@ where ``d`` is an Adam-like per-coordinate scale and ``z`` a moving average of
 gradients corrected by how much ``d`` changed. With ``beta1 -> 0`` it behaves like
 RMSProp; the moving average of past "leaders" makes it steadier than Adam early on.
 """
+from typing import NamedTuple
+
 import numpy as np
 
 from .. import ndarray as nd
-from .optimizer import Optimizer, register, accepts_lists, check_hyperparameter
+from .fastpath import Kernel, per_t
+from .kernels import clip_constant, clipped, cuda_clip, kernel_clip, kernel_scalars
+from .optimizer import Optimizer, register, accepts_lists, check_hyperparameter, state_type
 
-__all__ = ['FTML']
+__all__ = ['FTML', 'FTMLState']
+
+
+@state_type
+class FTMLState(NamedTuple):
+    """FTML's previous scale ``d``, its squared-gradient average ``v`` and its leader ``z``."""
+    prev_d: object
+    prev_v: object
+    prev_z: object
 
 
 def ftml_step(weight, grad, prev_d, prev_v, prev_z, lr, beta1, beta2, epsilon, t, wd,
@@ -36,11 +48,27 @@ def ftml_step(weight, grad, prev_d, prev_v, prev_z, lr, beta1, beta2, epsilon, t
     weight[:] = -prev_z / d_t
 
 
-def _kernel_clip(clip_gradient):
-    """The clip bound the kernel uses, or None (MXNet passes it only when truthy and > 0)."""
-    if clip_gradient is None or not clip_gradient > 0:
-        return None
-    return clip_gradient
+def ftml(weight, grad, prev_d, prev_v, prev_z, wd, d_scale, v_scale, rescale, clip, beta1, beta2,
+         one_minus_beta1, one_minus_beta2, epsilon):
+    """FTML on one element; ``d_scale = (1 - beta1**t) / lr``, ``v_scale = 1 - beta2**t``."""
+    grad = grad * rescale + wd * weight
+    if clip > 0:
+        grad = clipped(grad, clip)
+    prev_v = beta2 * prev_v + one_minus_beta2 * (grad * grad)
+    d_t = d_scale * (np.sqrt(prev_v / v_scale) + epsilon)
+    prev_z = beta1 * prev_z + one_minus_beta1 * grad - (d_t - beta1 * prev_d) * weight
+    return -prev_z / d_t, d_t, prev_v, prev_z
+
+
+FTML_KERNEL = Kernel(ftml, writes=('weight', 'prev_d', 'prev_v', 'prev_z'),
+                     per_parameter=('wd', 'd_scale', 'v_scale'), cuda='''
+        float gr = grad * rescale + wd * weight;
+        if (clip > 0) gr = %s;
+        prev_v = beta2 * prev_v + one_minus_beta2 * (gr * gr);
+        float d_t = d_scale * (sqrtf(prev_v / v_scale) + epsilon);
+        prev_z = beta1 * prev_z + one_minus_beta1 * gr - (d_t - beta1 * prev_d) * weight;
+        prev_d = d_t;
+        weight = -prev_z / d_t;''' % cuda_clip('gr', 'clip'))
 
 
 @register
@@ -66,11 +94,11 @@ class FTML(Optimizer):
     **kwargs
         Passed to :class:`Optimizer` (``learning_rate``, ``wd``, ``rescale_grad``, ...).
 
-    The state is the tuple ``(prev_d, prev_v, prev_z)``, dense, in the weight's dtype.
+    The state is ``FTMLState(prev_d, prev_v, prev_z)``, dense, in the weight's dtype.
     Row-sparse gradients are used as the dense arrays they stand for.
     """
 
-    state_names = ('prev_d', 'prev_v', 'prev_z')
+    state_type = FTMLState
 
     def __init__(self, beta1=0.6, beta2=0.999, epsilon=1e-8, **kwargs):
         check_hyperparameter('beta1', beta1, low=0, high=1, high_open=True)
@@ -84,22 +112,32 @@ class FTML(Optimizer):
     def create_state(self, index, weight):
         def zeros():
             return nd.zeros(weight.shape, weight.context, dtype=weight.dtype)
-        return (zeros(), zeros(), zeros())  # prev_d, prev_v, prev_z
+        return FTMLState(zeros(), zeros(), zeros())
 
     @accepts_lists
     def update(self, index, weight, grad, state):
         """Update ``weight`` and its state ``(prev_d, prev_v, prev_z)`` in place."""
-        self._update_count(index)
-        lr = self._get_lr(index)
-        wd = self._get_wd(index)
-        t = self._index_update_count[index]
+        lr, wd, t = self.begin_step(index)
         prev_d, prev_v, prev_z = state
 
         # Scalars reach MXNet's kernel in the weight's precision.
-        scalar = np.dtype(weight.dtype).type
-        clip = _kernel_clip(self.clip_gradient)
-        ftml_step(weight, grad.tostype('default'), prev_d, prev_v, prev_z,
-                  lr=scalar(lr), beta1=scalar(self.beta1), beta2=scalar(self.beta2),
-                  epsilon=scalar(self.epsilon), t=t, wd=scalar(wd),
-                  rescale_grad=scalar(self.rescale_grad),
-                  clip_gradient=None if clip is None else scalar(clip))
+        dtype = weight.dtype
+        lr, beta1, beta2, epsilon, wd, rescale = kernel_scalars(
+            dtype, lr, self.beta1, self.beta2, self.epsilon, wd, self.rescale_grad)
+        ftml_step(weight, grad.tostype('default'), prev_d, prev_v, prev_z, lr=lr,
+                  beta1=beta1, beta2=beta2, epsilon=epsilon, t=t, wd=wd,
+                  rescale_grad=rescale, clip_gradient=kernel_clip(self.clip_gradient, dtype))
+
+    # ------------------------------------------------------------------ fast path
+    def fused_step(self, run):
+        """:meth:`update` over a fused run (the scales in float32, as the kernel's)."""
+        lr, wd, t = self.begin_step(list(run.indices))
+        beta1, beta2 = np.float32(self.beta1), np.float32(self.beta2)
+        # The reference: scalar(scalar(1 - beta1 ** t) / lr), all float32 numbers.
+        d_scale = np.array([np.float32(np.float32(1 - beta1 ** int(k)) / rate)
+                            for k, rate in zip(t, lr.astype(np.float32))], dtype=np.float32)
+        run(FTML_KERNEL, wd=wd, d_scale=d_scale,
+            v_scale=per_t(t, lambda t: np.float32(1 - beta2 ** t)),
+            rescale=np.float32(self.rescale_grad), clip=clip_constant(self.clip_gradient),
+            beta1=beta1, beta2=beta2, one_minus_beta1=1 - beta1, one_minus_beta2=1 - beta2,
+            epsilon=np.float32(self.epsilon))

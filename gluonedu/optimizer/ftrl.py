@@ -12,12 +12,23 @@ row-sparse — its states are then row-sparse too. A dense weight with a row-spa
 gradient gets the ordinary dense update (MXNet falls back to the dense kernel there):
 every row of the weight is recomputed from its ``z`` and ``n``.
 """
+from typing import NamedTuple
+
 import numpy as np
 
 from .. import ndarray as nd
-from .optimizer import Optimizer, register, accepts_lists, check_hyperparameter
+from .fastpath import Kernel
+from .kernels import clip_constant, clipped, cuda_clip, kernel_clip, kernel_scalars
+from .optimizer import Optimizer, register, accepts_lists, check_hyperparameter, state_type
 
-__all__ = ['Ftrl']
+__all__ = ['Ftrl', 'FtrlState']
+
+
+@state_type
+class FtrlState(NamedTuple):
+    """FTRL's accumulator ``z`` and its sum of squared gradients ``n``."""
+    z: object
+    n: object
 
 
 def ftrl_step(weight, grad, z, n, lr, lamda1, beta, wd, rescale_grad, clip_gradient):
@@ -37,11 +48,27 @@ def ftrl_step(weight, grad, z, n, lr, lamda1, beta, wd, rescale_grad, clip_gradi
     weight[:] = (nd.sign(z) * lamda1 - z) / ((beta + nd.sqrt(n)) / lr + wd) * outside_l1_ball
 
 
-def _kernel_clip(clip_gradient):
-    """The clip bound the kernel uses, or None (MXNet passes it only when truthy and > 0)."""
-    if clip_gradient is None or not clip_gradient > 0:
-        return None
-    return clip_gradient
+def ftrl(weight, grad, z, n, lr, wd, rescale, clip, lamda1, beta):
+    """FTRL-Proximal on one element: coordinates inside the lamda1 ball become 0."""
+    grad = grad * rescale
+    if clip > 0:
+        grad = clipped(grad, clip)
+    g_squared = grad * grad
+    z = z + (grad - (np.sqrt(n + g_squared) - np.sqrt(n)) * weight / lr)
+    n = n + g_squared
+    weight = (np.sign(z) * lamda1 - z) / ((beta + np.sqrt(n)) / lr + wd) * (np.abs(z) > lamda1)
+    return weight, z, n
+
+
+FTRL = Kernel(ftrl, writes=('weight', 'z', 'n'), per_parameter=('lr', 'wd'), cuda='''
+        float gr = grad * rescale;
+        if (clip > 0) gr = %s;
+        float g_squared = gr * gr;
+        z = z + (gr - (sqrtf(n + g_squared) - sqrtf(n)) * weight / lr);
+        n = n + g_squared;
+        float sign_z = (float)((z > 0) - (z < 0));
+        weight = (sign_z * lamda1 - z) / ((beta + sqrtf(n)) / lr + wd)
+                 * (fabsf(z) > lamda1 ? 1.0f : 0.0f);''' % cuda_clip('gr', 'clip'))
 
 
 @register
@@ -71,10 +98,10 @@ class Ftrl(Optimizer):
     **kwargs
         Passed to :class:`Optimizer` (``wd``, ``rescale_grad``, ``clip_gradient``, ...).
 
-    The state is the tuple ``(z, n)``.
+    The state is ``FtrlState(z, n)``.
     """
 
-    state_names = ('z', 'n')
+    state_type = FtrlState
 
     def __init__(self, lamda1=0.01, learning_rate=0.1, beta=1, **kwargs):
         check_hyperparameter('lamda1', lamda1, low=0)
@@ -93,22 +120,19 @@ class Ftrl(Optimizer):
         # float16 weights without multi_precision); we follow the weight's dtype.
         z = nd.zeros(weight.shape, weight.context, dtype=weight.dtype, stype=weight.stype)
         n = nd.zeros(weight.shape, weight.context, dtype=weight.dtype, stype=weight.stype)
-        return (z, n)
+        return FtrlState(z, n)
 
     @accepts_lists
     def update(self, index, weight, grad, state):
         """Update ``weight`` and its state ``(z, n)`` in place."""
-        self._update_count(index)
-        wd = self._get_wd(index)
-        lr = self._get_lr(index)
+        lr, wd, _ = self.begin_step(index)
         z, n = state
 
         # Scalars reach MXNet's kernel in the weight's precision.
-        scalar = np.dtype(weight.dtype).type
-        lr, lamda1, beta, wd = scalar(lr), scalar(self.lamda1), scalar(self.beta), scalar(wd)
-        rescale = scalar(self.rescale_grad)
-        clip = _kernel_clip(self.clip_gradient)
-        clip = None if clip is None else scalar(clip)
+        dtype = weight.dtype
+        lr, lamda1, beta, wd, rescale = kernel_scalars(dtype, lr, self.lamda1, self.beta, wd,
+                                                       self.rescale_grad)
+        clip = kernel_clip(self.clip_gradient, dtype)
 
         lazy = grad.stype == 'row_sparse' and weight.stype == 'row_sparse'
         if not lazy:
@@ -131,3 +155,17 @@ class Ftrl(Optimizer):
         for target, full, updated in zip((weight, z, n), dense, (w_rows, z_rows, n_rows)):
             full[rows] = updated
             target[:] = full
+
+    # ------------------------------------------------------------------ fast path
+    def fused_refusal(self, indices, weights, grads):
+        if any(g.stype == 'row_sparse' for g in grads):
+            return ('Ftrl updates a dense weight densely from a row_sparse gradient (its lazy '
+                    'update needs row_sparse weights)')
+        return None
+
+    def fused_step(self, run):
+        """:meth:`update` over a fused run."""
+        lr, wd, _ = self.begin_step(list(run.indices))
+        run(FTRL, lr=lr, wd=wd, rescale=np.float32(self.rescale_grad),
+            clip=clip_constant(self.clip_gradient), lamda1=np.float32(self.lamda1),
+            beta=np.float32(self.beta))

@@ -15,13 +15,23 @@ MXNet's multi-tensor ``multi_lamb_update`` (used for list calls and by the Updat
 ``aggregate_num`` tensors at a time) computes the same numbers tensor by tensor.
 """
 import os
+from typing import NamedTuple
 
 import numpy as np
 
 from .. import ndarray as nd
-from .optimizer import Optimizer, register, accepts_lists, check_hyperparameter
+from .fastpath import Kernel, per_t
+from .kernels import clip_constant, clipped, cuda_clip, kernel_clip, kernel_scalars
+from .optimizer import Optimizer, register, accepts_lists, check_hyperparameter, state_type
 
-__all__ = ['LAMB']
+__all__ = ['LAMB', 'LAMBState']
+
+
+@state_type
+class LAMBState(NamedTuple):
+    """LAMB's running estimates of the gradient's first and second moments."""
+    mean: object
+    var: object
 
 
 def lamb_direction(weight, grad, mean, var, beta1, beta2, epsilon, t, bias_correction, wd,
@@ -70,11 +80,35 @@ def lamb_step(weight, direction, lr, lower_bound, upper_bound, weight_norm):
     weight[:] = weight - scaled_lr * direction
 
 
-def _kernel_clip(clip_gradient):
-    """The clip bound the kernel uses, or None (MXNet passes it only when truthy and > 0)."""
-    if clip_gradient is None or not clip_gradient > 0:
-        return None
-    return clip_gradient
+def lamb_phase1(weight, grad, mean, var, direction, wd, mean_scale, var_scale, rescale, clip,
+                beta1, beta2, one_minus_beta1, one_minus_beta2, epsilon):
+    """Phase 1 on one element: the moments and the direction (the scales are
+    ``1 - beta**t``, or 1 without bias correction)."""
+    grad = grad * rescale
+    if clip > 0:
+        grad = clipped(grad, clip)
+    mean = beta1 * mean + one_minus_beta1 * grad
+    var = beta2 * var + one_minus_beta2 * grad * grad
+    direction = (mean / mean_scale) / (np.sqrt(var / var_scale) + epsilon) + wd * weight
+    return mean, var, direction
+
+
+def lamb_phase2(weight, direction, scaled_lr):
+    """Phase 2 on one element: w -= lr * trust_ratio * d (the ratio folded into scaled_lr)."""
+    return (weight - scaled_lr * direction,)
+
+
+LAMB_PHASE1 = Kernel(lamb_phase1, writes=('mean', 'var', 'direction'), reads=('weight', 'grad'),
+                     per_parameter=('wd', 'mean_scale', 'var_scale'), cuda='''
+        float gr = grad * rescale;
+        if (clip > 0) gr = %s;
+        mean = beta1 * mean + one_minus_beta1 * gr;
+        var = beta2 * var + one_minus_beta2 * gr * gr;
+        direction = (mean / mean_scale) / (sqrtf(var / var_scale) + epsilon) + wd * weight;'''
+                     % cuda_clip('gr', 'clip'))
+LAMB_PHASE2 = Kernel(lamb_phase2, writes=('weight',), reads=('direction',),
+                     per_parameter=('scaled_lr',), cuda='''
+        weight = weight - scaled_lr * direction;''')
 
 
 @register
@@ -110,14 +144,14 @@ class LAMB(Optimizer):
     **kwargs
         Passed to :class:`Optimizer` (``wd``, ``rescale_grad``, ``multi_precision``, ...).
 
-    The state is ``(mean, var)``; with ``multi_precision=True`` a float16 weight's state
-    is ``(weight_fp32, (mean, var))``, the moments float32, and the float16 weight receives
+    The state is ``LAMBState(mean, var)``; with ``multi_precision=True`` a float16 weight's
+    state is ``MultiPrecisionState(weight_fp32, LAMBState(mean, var))``, the moments float32, and the float16 weight receives
     the updated master copy. ``aggregate_num`` (how many tensors the Updater passes per
     call) is ``MXNET_OPTIMIZER_AGGREGATION_SIZE`` clamped to [1, 45], default 45.
     Row-sparse gradients are used as the dense arrays they stand for.
     """
 
-    state_names = ('mean', 'var')
+    state_type = LAMBState
 
     def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-6,
                  lower_bound=None, upper_bound=None, bias_correction=True, **kwargs):
@@ -143,7 +177,7 @@ class LAMB(Optimizer):
     def create_state(self, index, weight):
         def zeros():
             return nd.zeros(weight.shape, weight.context, dtype=weight.dtype, stype=weight.stype)
-        return (zeros(), zeros())  # mean, var
+        return LAMBState(zeros(), zeros())
 
     @accepts_lists
     def update(self, index, weight, grad, state):
@@ -169,21 +203,54 @@ class LAMB(Optimizer):
     def _update(self, index, weight, grad, state, model_weight):
         """One tensor's update; ``model_weight`` is the weight whose norm enters the
         trust ratio (``weight`` itself, or the float16 weight of a master copy)."""
-        self._update_count(index)
-        lr = self._get_lr(index)
-        wd = self._get_wd(index)
-        t = self._index_update_count[index]
+        lr, wd, t = self.begin_step(index)
         mean, var = state
 
         # Scalars reach MXNet's kernels in the weight's precision.
-        scalar = np.dtype(weight.dtype).type
-        clip = _kernel_clip(self.clip_gradient)
+        dtype = weight.dtype
+        lr, beta1, beta2, epsilon, wd, rescale = kernel_scalars(
+            dtype, lr, self.beta1, self.beta2, self.epsilon, wd, self.rescale_grad)
         direction = lamb_direction(
-            weight, grad.tostype('default'), mean, var, beta1=scalar(self.beta1),
-            beta2=scalar(self.beta2), epsilon=scalar(self.epsilon), t=t,
-            bias_correction=self.bias_correction, wd=scalar(wd),
-            rescale_grad=scalar(self.rescale_grad),
-            clip_gradient=None if clip is None else scalar(clip))
+            weight, grad.tostype('default'), mean, var, beta1=beta1, beta2=beta2,
+            epsilon=epsilon, t=t, bias_correction=self.bias_correction, wd=wd,
+            rescale_grad=rescale, clip_gradient=kernel_clip(self.clip_gradient, dtype))
         # As MXNet, a bound of 0 (falsy) is no bound.
-        lamb_step(weight, direction, scalar(lr), lower_bound=self.lower_bound or None,
+        lamb_step(weight, direction, lr, lower_bound=self.lower_bound or None,
                   upper_bound=self.upper_bound or None, weight_norm=l2norm(model_weight))
+
+    # ------------------------------------------------------------------ fast path
+    fused_one_pass = False   # two kernels, and the second sees the direction, not g
+
+    def fused_step(self, run):
+        """:meth:`update` over a flat run: phase 1 per element; trust ratios from the
+        norms per parameter of the weight (the float16 one under multi_precision, as
+        MXNet) and the direction; phase 2 per element."""
+        lr, wd, t = self.begin_step(list(run.indices))
+        beta1, beta2 = np.float32(self.beta1), np.float32(self.beta2)
+        if self.bias_correction:
+            # The reference: scalar(1 - beta1 ** t), beta1 a float32 number.
+            mean_scale = per_t(t, lambda t: np.float32(1 - beta1 ** t))
+            var_scale = per_t(t, lambda t: np.float32(1 - beta2 ** t))
+        else:
+            mean_scale = var_scale = np.ones(len(t), dtype=np.float32)
+        direction = run.scratch('direction')
+        run(LAMB_PHASE1, arrays={'direction': direction}, wd=wd, mean_scale=mean_scale,
+            var_scale=var_scale, rescale=np.float32(self.rescale_grad),
+            clip=clip_constant(self.clip_gradient), beta1=beta1, beta2=beta2,
+            one_minus_beta1=1 - beta1, one_minus_beta2=1 - beta2,
+            epsilon=np.float32(self.epsilon))
+        r1 = _norms(run.sums_of_squares(run.model_weight))
+        r2 = _norms(run.sums_of_squares(direction))
+        if self.lower_bound:
+            r1 = np.maximum(r1, np.float32(self.lower_bound))
+        if self.upper_bound:
+            r1 = np.minimum(r1, np.float32(self.upper_bound))
+        lr = lr.astype(np.float32)
+        with np.errstate(divide='ignore', invalid='ignore'):
+            scaled = np.where((r1 == 0) | (r2 == 0), lr, lr * r1 / r2)
+        run(LAMB_PHASE2, arrays={'direction': direction}, scaled_lr=scaled)
+
+
+def _norms(sums_of_squares):
+    """float32 norms from float64 sums of squares, as :func:`l2norm` rounds them."""
+    return np.sqrt(np.asarray(sums_of_squares, dtype=np.float64).astype(np.float32))

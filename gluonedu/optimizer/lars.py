@@ -20,19 +20,13 @@ import os
 import numpy as np
 
 from .. import ndarray as nd
+from .kernels import kernel_clip, kernel_scalars
 from .optimizer import register, check_hyperparameter
-from .sgd import MomentumOptimizer, sgd_momentum_step, sgd_plain_step, lazy_rows
+from .sgd import MomentumOptimizer, fused_sgd, sgd_step
 
 __all__ = ['LARS']
 
 _NO_LARS_SUFFIXES = ('gamma', 'beta', 'bias')
-
-
-def _kernel_clip(clip_gradient):
-    """The clip bound the kernels use, or None (MXNet passes it only when truthy and > 0)."""
-    if clip_gradient is None or not clip_gradient > 0:
-        return None
-    return clip_gradient
 
 
 def _sum_of_squares(array, square_in_float32):
@@ -118,19 +112,19 @@ class LARS(MomentumOptimizer):
         self.cur_lr = None     # ... and at this call
 
     # ------------------------------------------------------------------ lr and wd
-    def _get_lrs(self, indices):
+    def _scheduled_lr(self, num_update):
         """As the base class, also remembering the previous and current base lr.
 
-        Every call shifts ``cur_lr`` into ``last_lr``: the momentum correction compares
+        Every read shifts ``cur_lr`` into ``last_lr``: the momentum correction compares
         the learning rate of consecutive optimizer calls.
         """
         if self.cur_lr is not None:
             self.last_lr = self.cur_lr
-        lr = self.lr_scheduler(self.num_update) if self.lr_scheduler is not None else self.lr
+        lr = super()._scheduled_lr(num_update)
         if self.cur_lr is None:
             self.last_lr = lr
         self.cur_lr = lr
-        return [lr * self._mult(index, self.lr_mult, 'lr_mult') for index in indices]
+        return lr
 
     def set_wd_mult(self, args_wd_mult):
         """Set weight-decay multipliers; named parameters not ending in ``_weight`` get 0."""
@@ -140,18 +134,25 @@ class LARS(MomentumOptimizer):
                 self.wd_mult[name] = 0.0
         self.wd_mult.update(args_wd_mult)
 
-    def _layer_lr(self, index, weight, grad, lr, wd, fused):
+    def _layer_lr(self, index, weight, grad, lr, wd, multi_tensor):
         """``lr`` scaled by the trust ratio (unchanged for gamma/beta/bias parameters).
 
-        ``fused``: compute it as MXNet's fused kernels do (``multi_sum_sq`` then
-        ``multi_lars``, in float32); otherwise as its one-tensor path does.
+        ``multi_tensor``: compute it as MXNet's multi-tensor kernels do (``multi_sum_sq``
+        then ``multi_lars``, in float32); otherwise as its one-tensor path does.
         """
-        name = self.idx2name.get(index, str(index))
-        if name.endswith(_NO_LARS_SUFFIXES):
+        if not self._has_trust_ratio(index):
             return lr
-        w_sum_sq = _sum_of_squares(weight, square_in_float32=not fused)
-        g_sum_sq = _sum_of_squares(grad, square_in_float32=not fused)
-        if fused:
+        return self._trust_lr(_sum_of_squares(weight, square_in_float32=not multi_tensor),
+                              _sum_of_squares(grad, square_in_float32=not multi_tensor),
+                              lr, wd, multi_tensor)
+
+    def _has_trust_ratio(self, index):
+        """False for gamma/beta/bias parameters, which keep the plain learning rate."""
+        return not self.idx2name.get(index, str(index)).endswith(_NO_LARS_SUFFIXES)
+
+    def _trust_lr(self, w_sum_sq, g_sum_sq, lr, wd, multi_tensor):
+        """``lr`` scaled by the trust ratio, from Σw² and Σg² (see :meth:`_layer_lr`)."""
+        if multi_tensor:
             f32 = np.float32
             w_norm = np.sqrt(f32(w_sum_sq))
             g_norm = np.sqrt(f32(g_sum_sq)) * f32(abs(self.rescale_grad))
@@ -172,54 +173,60 @@ class LARS(MomentumOptimizer):
         return self.momentum
 
     def _update_impl(self, indices, weights, grads, states, multi_precision):
-        # MXNet's fused kernels take dense arrays only: one row-sparse array sends the
-        # whole call through the one-tensor kernels.
-        fused = all(w.stype == 'default' and g.stype == 'default'
-                    for w, g in zip(weights, grads))
-        self._update_count(indices)
-        lrs = self._get_lrs(indices)
-        wds = self._get_wds(indices)
+        # MXNet's multi-tensor kernels take dense arrays only: one row-sparse array sends
+        # the whole call through the one-tensor kernels.
+        multi_tensor = all(w.stype == 'default' and g.stype == 'default'
+                           for w, g in zip(weights, grads))
+        step = self.begin_step(indices, per_call=len(indices))
+        lrs, wds = step.lr.tolist(), step.wd.tolist()
         momentum = self._momentum_now() if self.momentum > 0 else 0.0
 
         # All trust ratios are measured before any weight moves.
-        layer_lrs = [self._layer_lr(i, w, g, lr, wd, fused)
+        layer_lrs = [self._layer_lr(i, w, g, lr, wd, multi_tensor)
                      for i, w, g, lr, wd in zip(indices, weights, grads, lrs, wds)]
         for weight, grad, state, lr, wd in zip(weights, grads, states, layer_lrs, wds):
             if multi_precision:
                 mom, master = state
-                self._sgd_step(master, grad.astype(np.float32), mom, lr, wd, momentum,
-                               fused, sparse_ok=False)
+                # The multi-precision kernels have no row-sparse version: dense gradient.
+                self._sgd_step(master, grad.astype(np.float32).tostype('default'), mom, lr,
+                               wd, momentum, multi_tensor)
                 nd.cast(master, dtype=weight.dtype, out=weight)
             else:
-                self._sgd_step(weight, grad, state, lr, wd, momentum, fused, sparse_ok=True)
+                if grad.stype == 'row_sparse' and not self.lazy_update:
+                    grad = grad.tostype('default')
+                self._sgd_step(weight, grad, state, lr, wd, momentum, multi_tensor)
 
-    def _sgd_step(self, weight, grad, mom, lr, wd, momentum, fused, sparse_ok):
-        """The SGD kernel MXNet runs for one tensor at its layer-wise learning rate.
-
-        ``sparse_ok`` is False for the multi-precision kernels, which have no row-sparse
-        version: MXNet densifies the gradient for them.
-        """
+    def _sgd_step(self, weight, grad, mom, lr, wd, momentum, multi_tensor):
+        """The SGD kernel MXNet runs for one tensor at its layer-wise learning rate."""
         if weight.stype != 'default':
             raise NotImplementedError(
                 "LARS updates dense weights; this weight is %s. Convert it with "
                 "weight.tostype('default')" % weight.stype)
-        # Scalars reach the kernels in the precision they compute in.
-        scalar = np.dtype(weight.dtype).type
-        lr, wd, momentum, rescale = (scalar(v) for v in (lr, wd, momentum, self.rescale_grad))
-        clip = _kernel_clip(self.clip_gradient)
-        clip = None if clip is None else scalar(clip)
+        dtype = weight.dtype
+        lr, wd, momentum, rescale = kernel_scalars(dtype, lr, wd, momentum, self.rescale_grad)
+        sgd_step(weight, grad, mom, lr, wd, momentum, rescale,
+                 kernel_clip(self.clip_gradient, dtype), multi_tensor)
 
-        if grad.stype == 'row_sparse' and sparse_ok and self.lazy_update:
-            if mom is not None:
-                lazy_rows(lambda w, m, g: sgd_momentum_step(w, g, m, lr, wd, momentum,
-                                                            rescale, clip), grad, weight, mom)
-            else:
-                lazy_rows(lambda w, g: sgd_plain_step(w, g, lr, wd, rescale, clip),
-                          grad, weight)
-            return
-        grad = grad.tostype('default')
-        if mom is not None or fused:
-            # sgd_mom_update, or the fused kernel (momentum form, zero buffer if none).
-            sgd_momentum_step(weight, grad, mom, lr, wd, momentum, rescale, clip)
-        else:
-            sgd_plain_step(weight, grad, lr, wd, rescale, clip)
+    # ------------------------------------------------------------------ fast path
+    def fused_step(self, run):
+        """:meth:`_update_impl` over a flat run: trust ratios from Σw², Σg² per parameter
+        (measured before any weight moves, on the model's weights and gradients), then
+        SGD's kernel at the layer-wise learning rates. As the reference, each multi-tensor
+        call of ``run.per_call`` parameters reads the lr (and moves the momentum
+        correction) once."""
+        w_sq = run.sums_of_squares(run.model_weight)
+        g_sq = run.sums_of_squares(run.model_grad)
+        lrs, wds, moms = [], [], []
+        for start in range(0, len(run.indices), run.per_call):
+            call = list(run.indices[start:start + run.per_call])
+            step = self.begin_step(call, per_call=len(call))
+            momentum = self._momentum_now() if self.momentum > 0 else 0.0
+            for k, index, lr, wd in zip(range(start, start + len(call)), call,
+                                        step.lr.tolist(), step.wd.tolist()):
+                lrs.append(self._trust_lr(w_sq[k], g_sq[k], lr, wd, multi_tensor=True)
+                           if self._has_trust_ratio(index) else lr)
+                wds.append(wd)
+                moms.append(momentum)
+        fused_sgd(run, np.array(lrs, dtype=np.float64), np.array(wds),
+                  np.array(moms) if self.momentum > 0 else None, self.rescale_grad,
+                  self.clip_gradient)

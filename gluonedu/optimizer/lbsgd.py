@@ -16,19 +16,14 @@ import warnings
 import numpy as np
 
 from .. import ndarray as nd
+from .fastpath import Kernel, per_t
+from .kernels import clip_constant, cuda_clip, kernel_clip, kernel_scalars
 from .optimizer import Optimizer, register, accepts_lists, check_hyperparameter
-from .sgd import sgd_momentum_step, sgd_plain_step, lazy_rows
+from .sgd import MomentumMPState, MomentumState, _step_of, sgd_step
 
 __all__ = ['LBSGD']
 
 _WARMUP_STRATEGIES = ('linear', 'power2', 'sqrt', 'lars')
-
-
-def _kernel_clip(clip_gradient):
-    """The clip bound the kernels use, or None (MXNet passes it only when truthy and > 0)."""
-    if clip_gradient is None or not clip_gradient > 0:
-        return None
-    return clip_gradient
 
 
 def _add_gradients(total, grad):
@@ -47,6 +42,43 @@ def _divide(grad, divisor):
         return nd.sparse.row_sparse_array((grad.data / divisor, grad.indices),
                                           shape=grad.shape, ctx=grad.context)
     return grad / divisor
+
+
+def lbsgd_momentum(weight, grad, momentum, cum, lr, wd, momentum_coef, batch_scale, accumulated,
+                   rescale, clip):
+    """LBSGD's step with momentum on one element: the average of the accumulated
+    gradients, then SGD's momentum step (``lr`` already warmed up).
+
+    ``accumulated > 0``: this call's ``grad`` adds to the sum ``cum`` of earlier calls;
+    else ``grad`` is the whole sum.
+    """
+    if accumulated > 0:
+        grad = cum + grad
+    grad = grad / batch_scale
+    momentum = momentum_coef * momentum - (lr * wd) * weight - _step_of(grad, lr, rescale, clip)
+    return weight + momentum, momentum
+
+
+def lbsgd_plain(weight, grad, cum, lr, wd, one, batch_scale, accumulated, rescale, clip):
+    """LBSGD's step without momentum on one element: the averaged gradient, then
+    ``sgd_update``: w = (1 - lr*wd)*w - lr*clip(rescale*g)."""
+    if accumulated > 0:
+        grad = cum + grad
+    grad = grad / batch_scale
+    return ((one - lr * wd) * weight - _step_of(grad, lr, rescale, clip),)
+
+
+_CUDA_STEP = '''
+        float gr = accumulated > 0 ? cum + grad : grad;
+        gr = gr / batch_scale;
+        float step = clip > 0 ? lr * %s : (lr * rescale) * gr;''' % cuda_clip('rescale * gr', 'clip')
+LBSGD_MOMENTUM = Kernel(lbsgd_momentum, writes=('weight', 'momentum'), reads=('grad', 'cum'),
+                        per_parameter=('lr', 'wd'), cuda=_CUDA_STEP + '''
+        momentum = momentum_coef * momentum - (lr * wd) * weight - step;
+        weight = weight + momentum;''')
+LBSGD_PLAIN = Kernel(lbsgd_plain, writes=('weight',), reads=('grad', 'cum'),
+                     per_parameter=('lr', 'wd'), cuda=_CUDA_STEP + '''
+        weight = (one - lr * wd) * weight - step;''')
 
 
 @register
@@ -103,7 +135,7 @@ class LBSGD(Optimizer):
     by default); the accumulated gradient keeps the union of the rows.
     """
 
-    state_names = ('momentum',)
+    state_type = MomentumState
 
     def __init__(self, momentum=0.0, multi_precision=False, warmup_strategy='linear',
                  warmup_epochs=5, batch_scale=1, updates_per_epoch=32, begin_epoch=0,
@@ -146,7 +178,7 @@ class LBSGD(Optimizer):
             if self.momentum != 0.0:
                 momentum = nd.zeros(weight.shape, weight.context, dtype=np.float32,
                                     stype=weight.stype)
-            return (momentum, master)
+            return MomentumMPState(momentum, master)
         if weight.dtype == np.float16 and not self.multi_precision:
             warnings.warn("Accumulating with float16 in optimizer can lead to poor accuracy or "
                           "slow convergence. Consider using multi_precision=True option of "
@@ -224,9 +256,7 @@ class LBSGD(Optimizer):
     def update(self, index, weight, grad, state):
         """Accumulate ``grad``; on every ``batch_scale``-th call, step ``weight`` in place."""
         # As MXNet: the learning rate is read before this update is counted.
-        lr = self._get_lr(index)
-        wd = self._get_wd(index)
-        self._update_count(index)
+        lr, wd, _ = self.begin_step(index, lr_before_count=True)
 
         cgrad = self._cumulate_gradient(grad, index)
         if cgrad['num_cums'] % self.batch_scale != 0:
@@ -253,20 +283,126 @@ class LBSGD(Optimizer):
             raise NotImplementedError(
                 "LBSGD updates dense weights; this weight is %s. Convert it with "
                 "weight.tostype('default')" % weight.stype)
-        # Scalars reach the kernels in the precision they compute in.
-        scalar = np.dtype(weight.dtype).type
-        lr, wd, momentum, rescale = (scalar(v) for v in (lr, wd, self.momentum,
-                                                         self.rescale_grad))
-        clip = _kernel_clip(self.clip_gradient)
-        clip = None if clip is None else scalar(clip)
-        if grad.stype == 'row_sparse':
-            if mom is not None:
-                lazy_rows(lambda w, m, g: sgd_momentum_step(w, g, m, lr, wd, momentum,
-                                                            rescale, clip), grad, weight, mom)
+        dtype = weight.dtype
+        lr, wd, momentum, rescale = kernel_scalars(dtype, lr, wd, self.momentum,
+                                                   self.rescale_grad)
+        sgd_step(weight, grad, mom, lr, wd, momentum, rescale,
+                 kernel_clip(self.clip_gradient, dtype), multi_tensor=False)
+
+    # ------------------------------------------------------------------ fast path
+    # The sums of gradients live in one flat float32 buffer per run ('lbsgd_cum'). The
+    # bookkeeping is left exactly as the reference leaves it: cumgrads[i] = {'cum_grad':
+    # ..., 'num_cums': n}, cum_grad a view of the buffer while a sum is open and 0 after
+    # a step, so that the reference path, or a saved state, can take over at any call.
+    # A call either only accumulates (one array operation), or steps: the averaged
+    # gradient and SGD's step at lr x multiplier in one kernel, the call's own gradient
+    # added inside it.
+    fused_one_pass = False   # a call that only accumulates runs no kernel
+
+    def _phase(self, index):
+        """(adds, num_cums): whether this call adds to an open sum, and its count after it
+        (``_cumulate_gradient``'s cases)."""
+        entry = self.cumgrads.get(index, {})
+        if entry and entry['num_cums'] > 0:
+            return isinstance(entry['cum_grad'], nd.NDArray), entry['num_cums'] + 1
+        return False, self.init_updates + 1
+
+    def fused_refusal(self, indices, weights, grads):
+        why = super().fused_refusal(indices, weights, grads)
+        if why:
+            return why
+        phases = set()
+        for index, weight in zip(indices, weights):
+            adds, num_cums = self._phase(index)
+            phases.add((adds, num_cums % self.batch_scale == 0))
+            if adds and not _holds_like(self.cumgrads[index]['cum_grad'], weight):
+                return ('an accumulated gradient (LBSGD.cumgrads) that is not a dense float32 '
+                        'array shaped and placed like its weight')
+        if len(phases) > 1:
+            return ('parameters at different points of their gradient accumulation '
+                    '(batch_scale=%d): some step or start a sum while others do not'
+                    % self.batch_scale)
+        return None
+
+    def fused_step(self, run):
+        """:meth:`update` over a flat run whose parameters are at one point of their
+        accumulation (see :meth:`fused_refusal`)."""
+        indices = list(run.indices)
+        step = self.begin_step(indices, lr_before_count=True)
+        phases = [self._phase(i) for i in indices]
+        adds = phases[0][0]
+        counts = [n for _, n in phases]
+        steps = counts[0] % self.batch_scale == 0
+        grad = run.arrays['grad']
+        # A step that starts no sum: the gradient is the whole sum.
+        cum, views = self._open_sums(run, adds) if adds or not steps else (grad, None)
+        if not steps:   # accumulate only; the weights stay as they are
+            if adds:
+                run.xp.add(cum, grad, out=cum)
             else:
-                lazy_rows(lambda w, g: sgd_plain_step(w, g, lr, wd, rescale, clip),
-                          grad, weight)
-        elif mom is not None:
-            sgd_momentum_step(weight, grad, mom, lr, wd, momentum, rescale, clip)
+                cum[...] = grad
+            for index, view, n in zip(indices, views, counts):
+                self.cumgrads[index] = {'cum_grad': view, 'num_cums': n}
+            return
+        if self.warmup_strategy == 'lars':
+            multipliers = self._fused_lars(run, cum, grad, adds, step.wd)
         else:
-            sgd_plain_step(weight, grad, lr, wd, rescale, clip)
+            multipliers = per_t(np.array(counts), self._get_lbmult)
+        common = dict(lr=step.lr * multipliers, wd=step.wd,
+                      batch_scale=np.float32(self.batch_scale),
+                      accumulated=np.float32(1 if adds else 0),
+                      rescale=np.float32(self.rescale_grad),
+                      clip=clip_constant(self.clip_gradient))
+        if 'momentum' in run.arrays:   # the reference steps with momentum when it has one
+            run(LBSGD_MOMENTUM, arrays={'cum': cum}, momentum_coef=np.float32(self.momentum),
+                **common)
+        else:
+            run(LBSGD_PLAIN, arrays={'cum': cum}, one=np.float32(1), **common)
+        for index, n in zip(indices, counts):
+            self.cumgrads[index] = {'cum_grad': 0, 'num_cums': n}
+
+    def _open_sums(self, run, adds):
+        """The run's buffer of sums and its per-parameter views (the ``cum_grad`` arrays).
+        ``adds``: a sum the reference path left in another array is copied in first."""
+        cum = run.scratch('lbsgd_cum')
+        views = run.memo.get('lbsgd_cum_views')
+        if views is None:
+            views = [nd.NDArray(cum[lo:hi].reshape(w.shape), w.context) for lo, hi, w in
+                     zip(run.offsets[:-1], run.offsets[1:], run.weights)]
+            run.memo['lbsgd_cum_views'] = views
+        for index, view in zip(run.indices, views if adds else ()):
+            held = self.cumgrads[index]['cum_grad']
+            if held is not view:
+                view[:] = held
+        return cum, views
+
+    def _fused_lars(self, run, cum, grad, adds, wds):
+        """The 'lars' multipliers from Σw², Σg² per parameter of the weight and the
+        averaged gradient, summed as the reference's ``float((v * v).asnumpy().sum())``."""
+        average = run.scratch('lbsgd_average')
+        if adds:
+            run.xp.add(cum, grad, out=average)
+        else:
+            average[...] = grad
+        run.xp.divide(average, np.float32(self.batch_scale), out=average)
+        w2 = _float32_sums_of_squares(run, run.arrays['weight'])
+        g2 = _float32_sums_of_squares(run, average)
+        return np.array([self._lars_multiplier(a, b, float(wd))
+                         for a, b, wd in zip(w2, g2, wds.tolist())])
+
+
+def _holds_like(held, weight):
+    """Whether the flat float32 buffer of ``weight``'s run can take the sum ``held``."""
+    return (held.stype == 'default' and np.dtype(held.dtype) == np.float32 and
+            held.shape == weight.shape and held.context == weight.context)
+
+
+def _float32_sums_of_squares(run, buffer):
+    """Σx² per parameter as ``float((x * x).asnumpy().sum())``: float32 squares, summed
+    by NumPy in float32 (its pairwise sum gives the same bits on a flat piece as on the
+    parameter's own array)."""
+    squares = buffer * buffer
+    if run.xp is not np:
+        squares = run.xp.asnumpy(squares)
+    return [float(squares[lo:hi].sum()) for lo, hi in zip(run.offsets[:-1].tolist(),
+                                                          run.offsets[1:].tolist())]

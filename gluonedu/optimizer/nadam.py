@@ -1,8 +1,46 @@
 """Nadam: Adam with Nesterov momentum (Dozat, 2016), as MXNet 1.9.1's Python Nadam."""
-from .. import ndarray as nd
-from .optimizer import Optimizer, register, accepts_lists, check_hyperparameter
+from typing import NamedTuple
 
-__all__ = ['Nadam']
+import numpy as np
+
+from .. import ndarray as nd
+from .fastpath import Kernel, per_t
+from .kernels import clip_constant, clipped, cuda_clip, negative_clip_refusal
+from .optimizer import Optimizer, register, accepts_lists, check_hyperparameter, state_type
+
+__all__ = ['Nadam', 'NadamState']
+
+
+@state_type
+class NadamState(NamedTuple):
+    """Nadam's running estimates of the gradient's first and second moments."""
+    mean: object
+    var: object
+
+
+def nadam(weight, grad, mean, var, lr, wd, grad_scale, mean_scale, var_scale, one_minus_mu_t,
+          mu_next, rescale, clip, beta1, beta2, one_minus_beta1, one_minus_beta2, epsilon):
+    """Nadam on one element; the ``*_scale`` are the bias corrections 1 - m_schedule,
+    1 - m_schedule * mu_next and 1 - beta2**t."""
+    grad = grad * rescale + wd * weight
+    if clip >= 0:
+        grad = clipped(grad, clip)
+    mean = beta1 * mean + one_minus_beta1 * grad
+    var = beta2 * var + one_minus_beta2 * grad * grad
+    mean_bar = one_minus_mu_t * (grad / grad_scale) + mu_next * (mean / mean_scale)
+    return weight - lr * mean_bar / (np.sqrt(var / var_scale) + epsilon), mean, var
+
+
+NADAM = Kernel(nadam, writes=('weight', 'mean', 'var'),
+               per_parameter=('lr', 'wd', 'grad_scale', 'mean_scale', 'var_scale',
+                              'one_minus_mu_t', 'mu_next'), cuda='''
+        float gr = grad * rescale + wd * weight;
+        if (clip >= 0) gr = %s;
+        mean = beta1 * mean + one_minus_beta1 * gr;
+        var = beta2 * var + one_minus_beta2 * gr * gr;
+        float mean_bar = one_minus_mu_t * (gr / grad_scale) + mu_next * (mean / mean_scale);
+        weight = weight - lr * mean_bar / (sqrtf(var / var_scale) + epsilon);'''
+               % cuda_clip('gr', 'clip'))
 
 
 @register
@@ -44,11 +82,11 @@ class Nadam(Optimizer):
     **kwargs
         Passed to :class:`Optimizer` (``wd``, ``rescale_grad``, ``clip_gradient``, ...).
 
-    State: ``(mean, var)``, zeros of the weight's shape and dtype; plus the shared
+    State: ``NadamState(mean, var)``, zeros of the weight's shape and dtype; plus the shared
     ``m_schedule`` attribute (starting at 1.0).
     """
 
-    state_names = ('mean', 'var')
+    state_type = NadamState
 
     def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-8,
                  schedule_decay=0.004, **kwargs):
@@ -66,14 +104,11 @@ class Nadam(Optimizer):
     def create_state(self, index, weight):
         mean = nd.zeros(weight.shape, weight.context, dtype=weight.dtype)
         var = nd.zeros(weight.shape, weight.context, dtype=weight.dtype)
-        return (mean, var)
+        return NadamState(mean, var)
 
     @accepts_lists
     def update(self, index, weight, grad, state):
-        self._update_count(index)
-        lr = self._get_lr(index)
-        wd = self._get_wd(index)
-        t = self._index_update_count[index]
+        lr, wd, t = self.begin_step(index)
 
         if grad.stype == 'row_sparse':
             grad = grad.tostype('default')
@@ -96,3 +131,29 @@ class Nadam(Optimizer):
         var_hat = var / (1. - self.beta2 ** t)
         mean_bar = (1. - momentum_t) * grad_hat + momentum_next * mean_hat
         weight[:] = weight - lr * mean_bar / (nd.sqrt(var_hat) + self.epsilon)
+
+    # ------------------------------------------------------------------ fast path
+    def fused_refusal(self, indices, weights, grads):
+        return negative_clip_refusal(self.clip_gradient) or \
+            super().fused_refusal(indices, weights, grads)
+
+    def fused_step(self, run):
+        """:meth:`update` over a fused run; ``m_schedule`` is multiplied index by index,
+        in order, as the reference does."""
+        lr, wd, t = self.begin_step(list(run.indices))
+        mu = per_t(t, lambda t: self.beta1 * (1. - 0.5 * 0.96 ** (t * self.schedule_decay)))
+        mu_next = per_t(t, lambda t: self.beta1 *
+                        (1. - 0.5 * 0.96 ** ((t + 1) * self.schedule_decay)))
+        schedule = np.empty(len(mu))
+        m_schedule = self.m_schedule
+        for k, m in enumerate(mu.tolist()):
+            m_schedule = m_schedule * m
+            schedule[k] = m_schedule
+        self.m_schedule = m_schedule
+        run(NADAM, lr=lr, wd=wd, grad_scale=1. - schedule, mean_scale=1. - schedule * mu_next,
+            var_scale=per_t(t, lambda t: 1. - self.beta2 ** t), one_minus_mu_t=1. - mu,
+            mu_next=mu_next, rescale=np.float32(self.rescale_grad),
+            clip=clip_constant(self.clip_gradient, kernel=False),
+            beta1=np.float32(self.beta1), beta2=np.float32(self.beta2),
+            one_minus_beta1=np.float32(1. - self.beta1),
+            one_minus_beta2=np.float32(1. - self.beta2), epsilon=np.float32(self.epsilon))

@@ -3,8 +3,10 @@
 import numpy as np
 
 from .. import ndarray as nd
+from .fastpath import Kernel
+from .kernels import clip_constant, clipped, cuda_clip, kernel_clip, kernel_scalars
 from .optimizer import register, check_hyperparameter
-from .sgd import MomentumOptimizer, _kernel_clip, _scalars, lazy_rows, sgd_plain_step
+from .sgd import SGD_KERNELS, MomentumOptimizer, sgd_step
 
 __all__ = ['NAG']
 
@@ -29,6 +31,27 @@ def nag_momentum_step(weight, grad, mom, lr, wd, momentum, rescale_grad, clip_gr
     decayed_mom = momentum * mom
     weight[:] = weight - decayed_mom + (momentum + 1) * (decayed_mom - lr * (scaled + wd * weight))
     mom[:] = decayed_mom - lr * (scaled + wd * weight)  # weight is already the new one
+
+
+def nag_momentum(weight, grad, momentum, lr, wd, momentum_coef, momentum_plus_one, rescale,
+                 clip):
+    """:func:`nag_momentum_step` on one element (the fast path's rule)."""
+    scaled = rescale * grad
+    if clip > 0:
+        scaled = clipped(scaled, clip)
+    decayed = momentum_coef * momentum
+    weight = weight - decayed + momentum_plus_one * (decayed - lr * (scaled + wd * weight))
+    momentum = decayed - lr * (scaled + wd * weight)
+    return weight, momentum
+
+
+NAG_MOMENTUM = Kernel(nag_momentum, writes=('weight', 'momentum'), per_parameter=('lr', 'wd'),
+                      cuda='''
+        float scaled = rescale * grad;
+        if (clip > 0) scaled = %s;
+        float decayed = momentum_coef * momentum;
+        weight = weight - decayed + momentum_plus_one * (decayed - lr * (scaled + wd * weight));
+        momentum = decayed - lr * (scaled + wd * weight);''' % cuda_clip('scaled', 'clip'))
 
 
 @register
@@ -68,9 +91,7 @@ class NAG(MomentumOptimizer):
 
     def _update_impl(self, indices, weights, grads, states, multi_precision):
         for index, weight, grad, state in zip(indices, weights, grads, states):
-            self._update_count(index)
-            lr = self._get_lr(index)
-            wd = self._get_wd(index)
+            lr, wd, _ = self.begin_step(index)
             if multi_precision:
                 mom, master = state
                 # mp_nag_mom_update / mp_sgd_update: no row-sparse version, so dense.
@@ -81,16 +102,35 @@ class NAG(MomentumOptimizer):
 
     def _step(self, weight, grad, mom, lr, wd):
         dtype = weight.dtype
-        lr, wd, momentum, rescale = _scalars(dtype, lr, wd, self.momentum, self.rescale_grad)
-        clip = _kernel_clip(self.clip_gradient, dtype)
+        lr, wd, momentum, rescale = kernel_scalars(dtype, lr, wd, self.momentum,
+                                                   self.rescale_grad)
+        clip = kernel_clip(self.clip_gradient, dtype)
         if mom is None:
             # MXNet calls sgd_update here, whose lazy_update defaults to True.
-            if grad.stype == 'row_sparse':
-                lazy_rows(lambda w, g: sgd_plain_step(w, g, lr, wd, rescale, clip), grad, weight)
-            else:
-                sgd_plain_step(weight, grad, lr, wd, rescale, clip)
+            sgd_step(weight, grad, None, lr, wd, momentum, rescale, clip, multi_tensor=False)
             return
         if grad.stype == 'row_sparse':
             grad = grad.tostype('default')
         # A momentum of exactly 0 never gets here (no state); MXNet would pass 0 anyway.
         nag_momentum_step(weight, grad, mom, lr, wd, momentum, rescale, clip)
+
+    # ------------------------------------------------------------------ fast path
+    def fused_refusal(self, indices, weights, grads):
+        if any(g.stype == 'row_sparse' for g in grads):
+            if self.momentum > 0:
+                return 'NAG with momentum counts a row_sparse gradient as dense'
+            if np.dtype(weights[0].dtype) == np.float16:
+                return ('float16 multi_precision NAG densifies row_sparse gradients (MXNet has '
+                        'no lazy multi-precision kernel)')
+        return None
+
+    def fused_step(self, run):
+        """:meth:`_update_impl` over a fused run (without momentum: ``sgd_update``)."""
+        step = self.begin_step(list(run.indices))
+        common = dict(lr=step.lr, wd=step.wd, rescale=np.float32(self.rescale_grad),
+                      clip=clip_constant(self.clip_gradient))
+        if self.momentum > 0:
+            momentum = np.float32(self.momentum)
+            run(NAG_MOMENTUM, momentum_coef=momentum, momentum_plus_one=momentum + 1, **common)
+        else:
+            run(SGD_KERNELS['plain'], one=np.float32(1), **common)

@@ -16,18 +16,94 @@ Every built-in optimizer reads a common preamble from this base class:
   ``param_idx2name`` is given, names not ending in ``_weight`` or ``_gamma`` get
   ``wd_mult = 0`` (biases are not decayed);
 * the gradient is first multiplied by ``rescale_grad`` (the Trainer sets 1/batch_size)
-  and, if ``clip_gradient`` is set, clipped to [-clip_gradient, clip_gradient].
+  and, if ``clip_gradient`` is set, clipped to [-clip_gradient, clip_gradient];
+* the momentum-like hyperparameter (SGD's ``momentum``, Adam's ``beta1``; declared with
+  :class:`ScheduledMomentum`) is the constructor's value, unless ``lr_scheduler`` also
+  schedules momentum (:class:`~gluonedu.lr_scheduler.OneCycleScheduler`): then it is
+  the scheduler's value at ``num_update``, read like the learning rate.
 """
 import functools
-import numbers
+import itertools
 import warnings
+from typing import NamedTuple
 
 import numpy as np
 
 from .. import ndarray as nd
+from ..base import check_hyperparameter
+from ..instrument.events import BUS
 from ..lr_scheduler import LRScheduler
+from .reporting import report_schedule
 
-__all__ = ['Optimizer', 'register', 'create', 'accepts_lists', 'check_hyperparameter']
+__all__ = ['Optimizer', 'register', 'create', 'accepts_lists', 'check_hyperparameter',
+           'ScheduledMomentum', 'StepScalars', 'MultiPrecisionState', 'state_type',
+           'STATE_TYPES']
+
+
+class ScheduledMomentum:
+    """The momentum-like hyperparameter of an optimizer, which a schedule may drive.
+
+    Declared on the class (``momentum = ScheduledMomentum()`` in SGD, ``beta1 =
+    ScheduledMomentum()`` in Adam). Reading ``opt.momentum`` gives the value last
+    assigned, unless ``opt.lr_scheduler`` schedules momentum as well
+    (``lr_scheduler.momentum_at(n)`` is not None, as for
+    :class:`~gluonedu.lr_scheduler.OneCycleScheduler`): then it gives the scheduler's
+    value at ``opt.num_update``. So the momentum follows the same clock as the learning
+    rate, and every reader — the readable update, the fused fast path, instrumentation —
+    sees the same value once the step is counted.
+    """
+
+    def __init__(self, default=None):
+        self.default = default
+
+    def __set_name__(self, owner, name):
+        self.name = name
+
+    def __get__(self, opt, owner=None):
+        if opt is None:
+            return self
+        scheduled = opt.scheduled_momentum()
+        if scheduled is not None:
+            return scheduled
+        return opt.__dict__.get(self.name, self.default)
+
+    def __set__(self, opt, value):
+        opt.__dict__[self.name] = value
+
+
+class StepScalars(NamedTuple):
+    """What one update of a parameter reads at its start (:meth:`Optimizer.begin_step`).
+
+    ``lr``: the learning rate (scheduled, times ``lr_mult``); ``wd``: the weight decay
+    (times ``wd_mult``); ``t``: the parameter's update count, this update included.
+    Numbers for one index; NumPy arrays, one entry per index, for a list of them.
+    """
+    lr: object
+    wd: object
+    t: object
+
+
+#: Registered state types, by class name (saved states come back as these classes).
+STATE_TYPES = {}
+
+
+def state_type(cls):
+    """Register a NamedTuple of state arrays (a class decorator).
+
+    An optimizer's ``create_state`` returns one (e.g. ``AdamState(mean, var)``): it unpacks
+    like MXNet's plain tuples, and its field names are the arrays' names everywhere —
+    instrumentation events, norms, saved states, the fast path's kernel arguments.
+    """
+    STATE_TYPES[cls.__name__] = cls
+    return cls
+
+
+@state_type
+class MultiPrecisionState(NamedTuple):
+    """A float16 weight's state under ``multi_precision``: its float32 master copy and the
+    optimizer's own state of that copy."""
+    weight_fp32: object
+    state: object
 
 
 class Optimizer:
@@ -96,6 +172,11 @@ class Optimizer:
         self.param_dict = param_dict if param_dict else {}
         self.set_lr_mult({})
         self.set_wd_mult({})
+        if lr_scheduler is not None and lr_scheduler.momentum_at(begin_num_update) is not None \
+                and self.momentum_hyperparameter() is None:
+            raise ValueError("lr_scheduler %r also schedules momentum, but %s has no momentum "
+                             "to schedule; build the scheduler with cycle_momentum=False"
+                             % (lr_scheduler, type(self).__name__))
 
     # ------------------------------------------------------------------ registry
     @staticmethod
@@ -163,6 +244,24 @@ class Optimizer:
                 self.wd_mult[name] = 0.0
         self.wd_mult.update(args_wd_mult)
 
+    # ------------------------------------------------------------------ momentum schedule
+    @classmethod
+    def momentum_hyperparameter(cls):
+        """The name of the hyperparameter a momentum schedule drives ('momentum',
+        'beta1'), or None if this optimizer has none (see :class:`ScheduledMomentum`)."""
+        for klass in cls.__mro__:
+            for name, value in vars(klass).items():
+                if isinstance(value, ScheduledMomentum):
+                    return name
+        return None
+
+    def scheduled_momentum(self):
+        """The momentum ``lr_scheduler`` sets at the current ``num_update``, or None when
+        it schedules none."""
+        if self.lr_scheduler is None:
+            return None
+        return self.lr_scheduler.momentum_at(self.num_update)
+
     # ------------------------------------------------------------------ counters
     def _set_current_context(self, device_id):
         """Count updates separately per device (one updater per context)."""
@@ -178,9 +277,72 @@ class Optimizer:
             self._index_update_count[idx] += 1
             self.num_update = max(self._index_update_count[idx], self.num_update)
 
+    def begin_step(self, indices, per_call=1, lr_before_count=False):
+        """Count one update of each index and read its lr, wd and count: a StepScalars.
+
+        The step's bookkeeping, for the readable updates and the fast path alike.
+        ``indices``: one index (the result holds numbers) or a list (NumPy arrays, one
+        entry per index). The indices are counted in order, ``per_call`` at a time, as
+        calls of the reference update count them: one by one (the one-tensor updates,
+        ``per_call=1``), or a whole multi-tensor call before its learning rates are read
+        (SGD, LARS). The scheduler sees ``num_update`` — the largest count so far — as it
+        stands at each read. ``lr_before_count``: each index's lr is read before it is
+        counted (LBSGD, as MXNet's).
+        """
+        single = not isinstance(indices, (list, tuple))
+        indices = [indices] if single else list(indices)
+        counts, begin = self._index_update_count, self.begin_num_update
+        before = self.num_update
+        if len(set(indices)) == len(indices):   # each index once: count them all at once
+            t = [counts.get(i, begin) + 1 for i in indices]
+            counts.update(zip(indices, t))
+        else:                                    # an index listed twice counts twice
+            t = []
+            for index in indices:
+                counts[index] = counts.get(index, begin) + 1
+                t.append(counts[index])
+        # The num_update each index's lr read sees: the largest count so far, after its
+        # call of per_call indices (or before the index itself, with lr_before_count).
+        running = list(itertools.accumulate(t, max, initial=before))
+        self.num_update = running[-1]
+        if lr_before_count:
+            seen = running[:-1]
+        elif per_call == 1:
+            seen = running[1:]
+        else:
+            last = len(t)
+            seen = [running[min(k - k % per_call + per_call, last)] for k in range(last)]
+        scheduled = {}
+        for n in seen:   # in order, once per distinct value: schedulers may keep state
+            if n not in scheduled:
+                scheduled[n] = self._scheduled_lr(n)
+        params = self.param_dict
+        if params and all(i in params for i in indices):   # the Trainer's case, quickly
+            lr_mults = [params[i].lr_mult for i in indices]
+            wd_mults = [params[i].wd_mult for i in indices]
+        else:
+            lr_mults = [self._mult(i, self.lr_mult, 'lr_mult') for i in indices]
+            wd_mults = [self._mult(i, self.wd_mult, 'wd_mult') for i in indices]
+        lrs = [scheduled[n] * m for n, m in zip(seen, lr_mults)]
+        wds = [self.wd * m for m in wd_mults]
+        if single:
+            return StepScalars(lrs[0], wds[0], t[0])
+        return StepScalars(np.array(lrs, dtype=np.float64), np.array(wds, dtype=np.float64),
+                           np.array(t, dtype=np.int64))
+
+    def _scheduled_lr(self, num_update):
+        """The learning rate before multipliers: the scheduler's at ``num_update`` (reported
+        as a ``schedule`` event), or lr."""
+        if self.lr_scheduler is None:
+            return self.lr
+        lr = self.lr_scheduler(num_update)
+        if BUS.active:
+            report_schedule(self.lr_scheduler, num_update, lr)
+        return lr
+
     def _get_lrs(self, indices):
         """Learning rates of ``indices``: scheduled (or fixed) lr times each lr_mult."""
-        lr = self.lr_scheduler(self.num_update) if self.lr_scheduler is not None else self.lr
+        lr = self._scheduled_lr(self.num_update)
         return [lr * self._mult(index, self.lr_mult, 'lr_mult') for index in indices]
 
     def _get_lr(self, index):
@@ -203,6 +365,11 @@ class Optimizer:
         return 1.0
 
     # ------------------------------------------------------------------ states & updates
+    #: The NamedTuple of this optimizer's state (its fields name the arrays), or None
+    #: for an optimizer without state. A state of one array is that array itself, as
+    #: in MXNet, and is named by the type's one field.
+    state_type = None
+
     def create_state(self, index, weight):
         """The state (e.g. momentum) ``update`` needs for ``weight``; None if none."""
         return None
@@ -211,12 +378,12 @@ class Optimizer:
         """As :meth:`create_state`, plus a float32 master copy for float16 weights.
 
         With ``multi_precision=True`` a float16 weight gets the state
-        ``(weight_fp32, create_state(index, weight_fp32))``. Without it, float16 weights
-        are updated in float16, with a warning.
+        ``MultiPrecisionState(weight_fp32, create_state(index, weight_fp32))``. Without
+        it, float16 weights are updated in float16, with a warning.
         """
         if self.multi_precision and weight.dtype == np.float16:
             master = weight.astype(np.float32)
-            return (master, self.create_state(index, master))
+            return MultiPrecisionState(master, self.create_state(index, master))
         if weight.dtype == np.float16 and not self.multi_precision:
             warnings.warn("Accumulating with float16 in optimizer can lead to poor accuracy or "
                           "slow convergence. Consider using multi_precision=True option of "
@@ -245,26 +412,35 @@ class Optimizer:
         else:
             self.update(index, weight, grad, state)
 
-    # ------------------------------------------------------------------ instrumentation
-    #: Names of the parts of a state, in order ('momentum', 'mean', 'var', ...).
-    state_names = ()
-    #: Where multi_precision keeps the float32 master copy: state[0] (the generic
-    #: wrapper) or state[1] (SGD, NAG, LARS, LBSGD, as MXNet).
-    master_copy_first = True
+    def named_states(self, state, weight=None):
+        """``[(name, array)]``: the arrays of a ``state``, named by its fields.
 
-    def named_states(self, state, weight):
-        """``[(name, array)]`` for the arrays of ``weight``'s ``state``, for instrumentation.
-
-        A float32 master copy kept for a float16 weight is named 'weight_fp32'.
+        A float32 master copy (multi_precision) is 'weight_fp32' and comes first; a state
+        that is one bare array takes the one field of :attr:`state_type`; the arrays of a
+        tuple without field names are 'state0', 'state1', ... . ``weight`` is accepted
+        for compatibility and not needed.
         """
-        if self.multi_precision and weight.dtype == np.float16 and isinstance(state, tuple):
-            master, inner = state if self.master_copy_first else state[::-1]
-            return [('weight_fp32', master)] + self.named_states(inner, master)
-        parts = state if isinstance(state, (tuple, list)) else (state,)
-        if len(parts) != len(self.state_names):
-            return [('state%d' % i, a) for i, a in enumerate(_arrays_in(state))]
-        return [(name, part) for name, part in zip(self.state_names, parts)
-                if isinstance(part, nd.NDArray)]
+        named = list(_named_arrays(state, self.state_type))
+        named.sort(key=lambda item: item[0] != 'weight_fp32')   # stable: the master first
+        return named
+
+    # ------------------------------------------------------------------ the fast path
+    # An optimizer with a fast path defines fused_step(self, run) in its own class (see
+    # gluonedu.optimizer.fastpath and docs/fused.md); the fused executor calls it.
+
+    #: Whether ``fused_step`` makes one kernel pass over all the parameters (then the
+    #: norms a Recorder asks for are summed inside that pass).
+    fused_one_pass = True
+
+    def fused_refusal(self, indices, weights, grads):
+        """Why these parameters cannot take this optimizer's fast path (a str), or None.
+
+        Checked before anything is counted; the reference path then runs. By default
+        row_sparse gradients are declined (they need a lazy kernel).
+        """
+        if any(g.stype == 'row_sparse' for g in grads):
+            return 'row_sparse gradients: %s has no lazy kernel' % type(self).__name__
+        return None
 
     # ------------------------------------------------------------------ helpers for subclasses
     def _rescaled(self, grad):
@@ -278,6 +454,37 @@ class Optimizer:
         return '%s(learning_rate=%r, wd=%r)' % (type(self).__name__, self.learning_rate, self.wd)
 
 
+def _named_arrays(state, kind):
+    """(name, array) pairs of ``state`` (see :meth:`Optimizer.named_states`)."""
+    if state is None:
+        return
+    if isinstance(state, nd.NDArray):
+        fields = getattr(kind, '_fields', ())
+        yield (fields[0] if len(fields) == 1 else 'state0'), state
+        return
+    if isinstance(state, MultiPrecisionState):
+        yield 'weight_fp32', state.weight_fp32
+        yield from _named_arrays(state.state, kind)
+        return
+    fields = getattr(state, '_fields', None)
+    if fields is None:
+        for i, array in enumerate(_arrays_in(state)):
+            yield 'state%d' % i, array
+        return
+    for field, part in zip(fields, state):
+        if isinstance(part, nd.NDArray):
+            yield field, part
+        elif part is not None:
+            yield from _named_arrays(part, kind)
+
+
+def rebuilt(like, items):
+    """A container like ``like`` (a list, a tuple, a state NamedTuple) holding ``items``."""
+    if isinstance(like, list):
+        return list(items)
+    return type(like)(*items) if hasattr(like, '_fields') else tuple(items)
+
+
 def _arrays_in(state):
     """The NDArrays of a (possibly nested) state, in order."""
     if isinstance(state, nd.NDArray):
@@ -288,31 +495,37 @@ def _arrays_in(state):
 
 
 def accepts_lists(update_one):
-    """Let an ``update`` written for one tensor also take lists of them.
+    """Let an ``update`` written for one dense tensor also take lists of them, and csr ones.
 
     MXNet's multi-tensor calls pass lists of indices, weights, grads and states; the
-    readable reference path handles them one parameter at a time.
+    readable reference path handles them one parameter at a time. A csr weight (and its
+    csr states) is updated through dense stand-ins written back afterwards, as MXNet's
+    kernels compute csr arrays ("storage fallback"), so the formula sees dense arrays.
     """
     @functools.wraps(update_one)
     def update(self, index, weight, grad, state):
         if isinstance(index, (list, tuple)):
             for i, w, g, s in zip(index, weight, grad, state):
-                update_one(self, i, w, g, s)
+                _update_csr_densely(update_one, self, i, w, g, s)
         else:
-            update_one(self, index, weight, grad, state)
+            _update_csr_densely(update_one, self, index, weight, grad, state)
     return update
 
 
-def check_hyperparameter(name, value, low=None, high=None, low_open=False, high_open=False):
-    """Raise ValueError naming ``name`` unless ``value`` lies in the given interval."""
-    if not isinstance(value, numbers.Real) or isinstance(value, bool):
-        raise ValueError("%s must be a real number, got %r" % (name, value))
-    too_low = low is not None and (value <= low if low_open else value < low)
-    too_high = high is not None and (value >= high if high_open else value > high)
-    if too_low or too_high or value != value:
-        interval = '%s%s, %s%s' % ('(' if low_open else '[', '-inf' if low is None else low,
-                                   'inf' if high is None else high, ')' if high_open else ']')
-        raise ValueError("%s must lie in %s, got %r" % (name, interval, value))
+def _update_csr_densely(update_one, optimizer, index, weight, grad, state):
+    """``update_one(...)``, with dense stand-ins for a csr weight and csr states."""
+    csr = [a for a in [weight] + list(_arrays_in(state)) if a.stype == 'csr']
+    if not csr:
+        return update_one(optimizer, index, weight, grad, state)
+    dense = {id(a): a.tostype('default') for a in csr}
+
+    def stand_in(item):
+        if isinstance(item, (tuple, list)):
+            return rebuilt(item, [stand_in(part) for part in item])
+        return dense.get(id(item), item)
+    update_one(optimizer, index, stand_in(weight), grad, stand_in(state))
+    for array in csr:
+        array[:] = dense[id(array)]
 
 
 register = Optimizer.register

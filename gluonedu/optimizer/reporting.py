@@ -22,12 +22,13 @@ update (the fused kernel needs none). Which norms are wanted is asked of the bus
 per call, not once per array.
 """
 import math
+import weakref
 
 import numpy as np
 
 from ..instrument.events import BUS
 
-__all__ = ['NormRequest', 'report_update', 'array_norm', 'PARAM_NORMS']
+__all__ = ['NormRequest', 'report_update', 'report_schedule', 'array_norm', 'PARAM_NORMS']
 
 #: The norm names of the ``norm`` event, in the order they are emitted.
 PARAM_NORMS = ('weight', 'grad', 'update')
@@ -113,6 +114,17 @@ class NormRequest:
                         named[name] = array_norm(array)
             measured[index] = {'norm': norms, 'state_norm': named}
         return measured
+
+
+_SCHEDULE_REPORTED = weakref.WeakKeyDictionary()   # scheduler -> last num_update reported
+
+
+def report_schedule(scheduler, num_update, lr):
+    """Emit ``schedule`` (source 'scheduler'): the learning rate ``scheduler`` gives at
+    ``num_update`` — once per num_update, however many parameters read it."""
+    if _SCHEDULE_REPORTED.get(scheduler) != num_update and BUS.wants('schedule'):
+        _SCHEDULE_REPORTED[scheduler] = num_update
+        BUS.emit('schedule', 'scheduler', lr=float(lr))
 
 
 def report_update(optimizer, indices, weights, grads, measured):

@@ -1,10 +1,74 @@
 """RMSProp, plain (Tieleman & Hinton, 2012) and centered (Graves, 2013), as MXNet 1.9.1."""
+from typing import NamedTuple
+
 import numpy as np
 
 from .. import ndarray as nd
-from .optimizer import Optimizer, register, accepts_lists, check_hyperparameter
+from .fastpath import Kernel
+from .kernels import clip_constant, clipped, cuda_clip, kernel_clip
+from .optimizer import Optimizer, register, accepts_lists, check_hyperparameter, state_type
 
-__all__ = ['RMSProp']
+__all__ = ['RMSProp', 'RMSPropState', 'CenteredRMSPropState']
+
+
+@state_type
+class RMSPropState(NamedTuple):
+    """RMSProp's running average of squared gradients."""
+    mean_square: object
+
+
+@state_type
+class CenteredRMSPropState(NamedTuple):
+    """Centered RMSProp's running averages of squared gradients and of gradients, and
+    its momentum."""
+    mean_square: object
+    mean: object
+    delta: object
+
+
+def rmsprop(weight, grad, mean_square, lr, wd, rescale, clip, gamma1, one_minus_gamma1, epsilon,
+            clip_weights):
+    """RMSProp (``rmsprop_update``) on one element."""
+    grad = grad * rescale + wd * weight
+    if clip > 0:
+        grad = clipped(grad, clip)
+    mean_square = one_minus_gamma1 * (grad * grad) + gamma1 * mean_square
+    weight = weight - lr * (grad / np.sqrt(mean_square + epsilon))
+    if clip_weights > 0:
+        weight = clipped(weight, clip_weights)
+    return weight, mean_square
+
+
+def rmsprop_centered(weight, grad, mean_square, mean, delta, lr, wd, rescale, clip, gamma1,
+                     one_minus_gamma1, gamma2, epsilon, clip_weights):
+    """Centered RMSProp (``rmspropalex_update``, Graves 2013) on one element."""
+    grad = grad * rescale + wd * weight
+    if clip > 0:
+        grad = clipped(grad, clip)
+    mean_square = one_minus_gamma1 * grad * grad + gamma1 * mean_square
+    mean = one_minus_gamma1 * grad + gamma1 * mean
+    delta = gamma2 * delta - lr * grad / np.sqrt(mean_square - mean * mean + epsilon)
+    weight = weight + delta
+    if clip_weights > 0:
+        weight = clipped(weight, clip_weights)
+    return weight, mean_square, mean, delta
+
+
+_CUDA_GRAD = '''
+        float gr = grad * rescale + wd * weight;
+        if (clip > 0) gr = %s;''' % cuda_clip('gr', 'clip')
+_CUDA_CLIP_WEIGHTS = '''
+        if (clip_weights > 0) weight = %s;''' % cuda_clip('weight', 'clip_weights')
+RMSPROP = Kernel(rmsprop, writes=('weight', 'mean_square'), per_parameter=('lr', 'wd'),
+                 cuda=_CUDA_GRAD + '''
+        mean_square = one_minus_gamma1 * (gr * gr) + gamma1 * mean_square;
+        weight = weight - lr * (gr / sqrtf(mean_square + epsilon));''' + _CUDA_CLIP_WEIGHTS)
+RMSPROP_CENTERED = Kernel(rmsprop_centered, writes=('weight', 'mean_square', 'mean', 'delta'),
+                          per_parameter=('lr', 'wd'), cuda=_CUDA_GRAD + '''
+        mean_square = one_minus_gamma1 * gr * gr + gamma1 * mean_square;
+        mean = one_minus_gamma1 * gr + gamma1 * mean;
+        delta = gamma2 * delta - lr * gr / sqrtf(mean_square - mean * mean + epsilon);
+        weight = weight + delta;''' + _CUDA_CLIP_WEIGHTS)
 
 
 @register
@@ -48,11 +112,11 @@ class RMSProp(Optimizer):
     **kwargs
         Passed to :class:`Optimizer` (``wd``, ``rescale_grad``, ``clip_gradient``, ...).
 
-    State: ``(n,)``, or ``(n, g_avg, delta)`` when centered; float32 zeros of the
+    State: ``RMSPropState(mean_square)`` (``n``), or ``CenteredRMSPropState(mean_square,
+    mean, delta)`` (``n, g_avg, delta``) when centered; float32 zeros of the
     weight's shape and storage type.
     """
 
-    state_names = ('mean_square', 'mean', 'delta')
 
     def __init__(self, learning_rate=0.001, gamma1=0.9, gamma2=0.9, epsilon=1e-8,
                  centered=False, clip_weights=None, **kwargs):
@@ -66,25 +130,27 @@ class RMSProp(Optimizer):
         self.epsilon = epsilon
         self.clip_weights = clip_weights
 
+    @property
+    def state_type(self):
+        """RMSPropState, or CenteredRMSPropState when centered."""
+        return CenteredRMSPropState if self.centered else RMSPropState
+
     def create_state(self, index, weight):
         # As MXNet: the states have the default dtype (float32), whatever the weight's.
         def zeros():
             return nd.zeros(weight.shape, weight.context, stype=weight.stype)
-        if self.centered:
-            return (zeros(), zeros(), zeros())  # n, g_avg, delta
-        return (zeros(),)  # n
+        return self.state_type(*(zeros() for _ in self.state_type._fields))
 
     @accepts_lists
     def update(self, index, weight, grad, state):
-        self._update_count(index)
-        lr = self._get_lr(index)
-        wd = self._get_wd(index)
+        lr, wd, _ = self.begin_step(index)
 
         if grad.stype == 'row_sparse':
             grad = grad.tostype('default')
         grad = grad * self.rescale_grad + wd * weight
-        if self.clip_gradient is not None and self.clip_gradient > 0:
-            grad = nd.clip(grad, -self.clip_gradient, self.clip_gradient)
+        clip = kernel_clip(self.clip_gradient)
+        if clip is not None:
+            grad = nd.clip(grad, -clip, clip)
 
         # The kernels round gamma1 to the weight's dtype and form 1 - gamma1 in that dtype;
         # so do we. The two kernels also group their products differently (g * g first, or
@@ -102,6 +168,21 @@ class RMSProp(Optimizer):
                 lr * grad / nd.sqrt(n - g_avg * g_avg + self.epsilon)
             new_weight = weight + delta
 
-        if self.clip_weights is not None and self.clip_weights > 0:
-            new_weight = nd.clip(new_weight, -self.clip_weights, self.clip_weights)
+        clip_weights = kernel_clip(self.clip_weights)
+        if clip_weights is not None:
+            new_weight = nd.clip(new_weight, -clip_weights, clip_weights)
         weight[:] = new_weight
+
+    # ------------------------------------------------------------------ fast path
+    def fused_step(self, run):
+        """:meth:`update` over a fused run."""
+        lr, wd, _ = self.begin_step(list(run.indices))
+        gamma1 = np.float32(self.gamma1)
+        common = dict(lr=lr, wd=wd, rescale=np.float32(self.rescale_grad),
+                      clip=clip_constant(self.clip_gradient), gamma1=gamma1,
+                      one_minus_gamma1=1 - gamma1, epsilon=np.float32(self.epsilon),
+                      clip_weights=clip_constant(self.clip_weights))
+        if self.centered:
+            run(RMSPROP_CENTERED, gamma2=np.float32(self.gamma2), **common)
+        else:
+            run(RMSPROP, **common)

@@ -11,13 +11,17 @@
 Values are encoded as JSON: numbers, strings, booleans and None as themselves;
 ``{"array": k, "ctx": "cpu(0)", "stype": "default"}`` for an NDArray (row-sparse ones
 reference ``data`` and ``indices`` arrays); ``{"tuple": [...]}``, ``{"list": [...]}``
-and ``{"dict": [[key, value], ...]}`` for containers (dict keys may be ints);
+and ``{"dict": [[key, value], ...]}`` for containers (dict keys may be ints); a named
+state adds its type and fields, ``{"tuple": [...], "type": "AdamState", "fields":
+["mean", "var"]}`` (files written before states had names hold plain tuples: the
+Updater names them again by the optimizer's state types on first use);
 ``{"optimizer": name, "attrs": {...}, "current_device": id}`` and
 ``{"scheduler": name, "attrs": {...}}`` for an optimizer and its learning-rate scheduler,
 by class and attributes (``current_device``: whose update counts the optimizer was
 using, since ``_index_update_count`` is an alias into ``_all_index_update_counts``).
 Loading checks the format and that every referenced array is present.
 """
+import collections
 import io
 import json
 import zipfile
@@ -30,7 +34,7 @@ from ..context import Context
 from ..ndarray import NDArray, from_numpy
 from ..ndarray.io import _npy_bytes, _read_npy
 from ..ndarray.sparse import RowSparseNDArray, row_sparse_array
-from .optimizer import Optimizer
+from .optimizer import Optimizer, STATE_TYPES
 
 __all__ = ['dumps_states', 'loads_states', 'read_document', 'encode', 'decode']
 
@@ -64,7 +68,10 @@ class _Encoder:
             return {'array': self._array(value.asnumpy()), 'ctx': str(value.ctx),
                     'stype': 'default'}
         if isinstance(value, tuple):
-            return {'tuple': [self(v) for v in value]}
+            encoded = {'tuple': [self(v) for v in value]}
+            if hasattr(value, '_fields'):   # a named state: AdamState(mean, var), ...
+                encoded.update(type=type(value).__name__, fields=list(value._fields))
+            return encoded
         if isinstance(value, list):
             return {'list': [self(v) for v in value]}
         if isinstance(value, dict):
@@ -106,7 +113,8 @@ class _Decoder:
                                         shape=value['shape'], ctx=ctx, dtype=data.dtype)
             return from_numpy(self._host(value['array']), ctx)
         if 'tuple' in value:
-            return tuple(self(v) for v in value['tuple'])
+            items = [self(v) for v in value['tuple']]
+            return _named(value, items) if 'type' in value else tuple(items)
         if 'list' in value:
             return [self(v) for v in value['list']]
         if 'dict' in value:
@@ -132,6 +140,22 @@ class _Decoder:
             sched.__dict__.update({k: self(v) for k, v in value['attrs'].items()})
             return sched
         raise MXNetError("optimizer states are damaged: unknown entry %s" % sorted(value))
+
+
+def _named(entry, items):
+    """The named state an entry describes: its registered type when the fields agree."""
+    name, fields = entry['type'], entry.get('fields')
+    kind = STATE_TYPES.get(name)
+    if kind is None or list(kind._fields) != fields:
+        if not isinstance(fields, list) or len(fields) != len(items):
+            raise MXNetError("optimizer states are damaged: the state %r lists fields %r for "
+                             "%d values" % (name, fields, len(items)))
+        try:   # a state type this process has not registered: same names, new class
+            kind = collections.namedtuple(str(name), [str(f) for f in fields])
+        except (TypeError, ValueError):
+            raise MXNetError("optimizer states are damaged: %r with fields %r is not a "
+                             "state type" % (name, fields)) from None
+    return kind(*items)
 
 
 def encode(value):

@@ -22,23 +22,33 @@ for float32 and multi-precision float16 weights), so we round them the same way.
 """
 import os
 import warnings
+from typing import NamedTuple
 
 import numpy as np
 
 from .. import ndarray as nd
-from .optimizer import Optimizer, register, check_hyperparameter
+from .fastpath import Kernel
+from .kernels import (clip_constant, clipped, cuda_clip, kernel_clip, kernel_scalars,
+                      lazy_rows)
+from .optimizer import (Optimizer, ScheduledMomentum, register, check_hyperparameter,
+                        state_type)
 
-__all__ = ['SGD', 'ccSGD', 'MomentumOptimizer']
+__all__ = ['SGD', 'ccSGD', 'MomentumOptimizer', 'MomentumState', 'MomentumMPState']
 
 
-def _scalars(dtype, *values):
-    """``values`` as the kernel sees them: float32 parameters, cast to the update's dtype.
+@state_type
+class MomentumState(NamedTuple):
+    """The state of SGD, NAG, LARS, LBSGD and Signum: the momentum buffer (a bare array, as
+    MXNet's, or None without momentum)."""
+    momentum: object
 
-    (MXNet parses operator parameters as float32, so even a float64 update uses
-    ``lr`` rounded to float32.)
-    """
-    kind = np.dtype(dtype).type
-    return [kind(np.float32(v)) for v in values]
+
+@state_type
+class MomentumMPState(NamedTuple):
+    """A float16 weight's state under ``multi_precision`` in MXNet's SGD layout: the
+    momentum (or None), then the float32 master copy."""
+    momentum: object
+    weight_fp32: object
 
 
 def _lr_times_grad(grad, lr, rescale_grad, clip_gradient):
@@ -49,17 +59,6 @@ def _lr_times_grad(grad, lr, rescale_grad, clip_gradient):
     if clip_gradient is not None:
         return lr * nd.clip(rescale_grad * grad, -clip_gradient, clip_gradient)
     return (lr * rescale_grad) * grad
-
-
-def _kernel_clip(clip_gradient, dtype):
-    """The clip bound a kernel applies, or None when clipping is off.
-
-    MXNet passes ``clip_gradient`` to its kernels only when it is truthy, and the kernels
-    clip only for a bound >= 0: so None, 0 and negative bounds all mean "no clipping".
-    """
-    if clip_gradient is None or not clip_gradient > 0:
-        return None
-    return np.dtype(dtype).type(np.float32(clip_gradient))
 
 
 def sgd_momentum_step(weight, grad, mom, lr, wd, momentum, rescale_grad, clip_gradient):
@@ -82,32 +81,106 @@ def sgd_plain_step(weight, grad, lr, wd, rescale_grad, clip_gradient):
     weight[:] = (1 - lr * wd) * weight - step
 
 
-def lazy_rows(update_rows, grad, *arrays):
-    """Apply ``update_rows(rows_of_arrays..., grad_rows)`` to the rows of a row-sparse grad.
+def sgd_kernel(has_momentum, multi_tensor):
+    """Which of MXNet's SGD kernels runs: 'momentum' (``sgd_mom_update`` and its
+    multi-tensor form), 'multi' (``multi_sgd_update``: the momentum form with a zero
+    buffer) or 'plain' (``sgd_update``: ``w = (1 - lr*wd)*w - step``).
 
-    The touched rows of each array are copied out, updated, and written back; rows not
-    in ``grad.indices`` are not read or written.
+    ``multi_tensor``: the call goes through MXNet's multi-tensor kernels (dense arrays
+    only; SGD and LARS).
     """
-    rows = grad.indices
-    row_views = [a[rows] if a is not None else None for a in arrays]
-    update_rows(*row_views, grad.data)
-    for array, updated in zip(arrays, row_views):
-        if array is not None:
-            array[rows] = updated
+    if has_momentum:
+        return 'momentum'
+    return 'multi' if multi_tensor else 'plain'
+
+
+def sgd_step(weight, grad, mom, lr, wd, momentum, rescale_grad, clip_gradient, multi_tensor):
+    """One SGD step in place, by the kernel :func:`sgd_kernel` chooses; a row_sparse
+    ``grad`` updates only its rows (MXNet's SGD kernels are lazy). Scalars already of the
+    weight's dtype."""
+    kind = sgd_kernel(mom is not None, multi_tensor)
+    if grad.stype == 'row_sparse':
+        if kind == 'plain':
+            lazy_rows(lambda w, g: sgd_plain_step(w, g, lr, wd, rescale_grad, clip_gradient),
+                      grad, weight)
+        else:
+            lazy_rows(lambda w, m, g: sgd_momentum_step(w, g, m, lr, wd, momentum,
+                                                        rescale_grad, clip_gradient),
+                      grad, weight, mom)
+    elif kind == 'plain':
+        sgd_plain_step(weight, grad, lr, wd, rescale_grad, clip_gradient)
+    else:
+        sgd_momentum_step(weight, grad, mom, lr, wd, momentum, rescale_grad, clip_gradient)
+
+
+# ---------------------------------------------------------------------------- fast path
+# The same kernels, one element at a time (see gluonedu.optimizer.fastpath).
+def _step_of(grad, lr, rescale, clip):
+    """SGD's step ``lr * clip(rescale*g)``; unclipped in MXNet's order, ``(lr*rescale)*g``."""
+    if clip > 0:
+        return lr * clipped(rescale * grad, clip)
+    return (lr * rescale) * grad
+
+
+def sgd_momentum(weight, grad, momentum, lr, wd, momentum_coef, rescale, clip):
+    """``sgd_mom_update``: momentum = momentum_coef*momentum - lr*wd*w - step; w += momentum."""
+    momentum = momentum_coef * momentum - (lr * wd) * weight - _step_of(grad, lr, rescale, clip)
+    return weight + momentum, momentum
+
+
+def sgd_no_momentum(weight, grad, lr, wd, zero, rescale, clip):
+    """``multi_sgd_update``: the momentum form with a zero buffer."""
+    return (weight + (zero - (lr * wd) * weight - _step_of(grad, lr, rescale, clip)),)
+
+
+def sgd_plain(weight, grad, lr, wd, one, rescale, clip):
+    """``sgd_update``: w = (1 - lr*wd)*w - lr*clip(rescale*g)."""
+    return ((one - lr * wd) * weight - _step_of(grad, lr, rescale, clip),)
+
+
+_CUDA_STEP = 'float step = clip > 0 ? lr * %s : (lr * rescale) * grad;' % cuda_clip(
+    'rescale * grad', 'clip')
+#: MXNet's SGD kernels, by :func:`sgd_kernel`'s names.
+SGD_KERNELS = {
+    'momentum': Kernel(sgd_momentum, writes=('weight', 'momentum'),
+                       per_parameter=('lr', 'wd', 'momentum_coef'), cuda=_CUDA_STEP + '''
+        momentum = momentum_coef * momentum - (lr * wd) * weight - step;
+        weight = weight + momentum;'''),
+    'multi': Kernel(sgd_no_momentum, writes=('weight',), per_parameter=('lr', 'wd'),
+                    cuda=_CUDA_STEP + '''
+        weight = weight + (zero - (lr * wd) * weight - step);'''),
+    'plain': Kernel(sgd_plain, writes=('weight',), per_parameter=('lr', 'wd'),
+                    cuda=_CUDA_STEP + '''
+        weight = (one - lr * wd) * weight - step;'''),
+}
+
+
+def fused_sgd(run, lr, wd, momentum, rescale_grad, clip_gradient):
+    """SGD's kernels on a fused run, chosen per parameter by :func:`sgd_kernel`.
+
+    ``momentum``: None without a momentum buffer, else the coefficient (a number, or one
+    per parameter).
+    """
+    multi = run.in_multi_tensor_call()
+    extra = {'momentum': {'momentum_coef': momentum}, 'multi': {'zero': np.float32(0)},
+             'plain': {'one': np.float32(1)}}
+    for where in (multi, ~multi):
+        kind = sgd_kernel(momentum is not None, where is multi)
+        run(SGD_KERNELS[kind], where=where, lr=lr, wd=wd, rescale=np.float32(rescale_grad),
+            clip=clip_constant(clip_gradient), **extra[kind])
 
 
 class MomentumOptimizer(Optimizer):
     """What SGD, NAG and LARS share: an optional momentum buffer, MXNet's state layout.
 
     The state is a momentum array (None when ``momentum == 0``); with
-    ``multi_precision`` a float16 weight's state is ``(momentum or None, weight_fp32)``
-    — the master copy *last*, as MXNet's ``mp_*`` kernels take it. Subclasses
+    ``multi_precision`` a float16 weight's state is ``MomentumMPState(momentum or None,
+    weight_fp32)`` — the master copy *last*, as MXNet's ``mp_*`` kernels take it. Subclasses
     implement ``_update_impl(indices, weights, grads, states, multi_precision)`` over
     lists.
     """
-    state_names = ('momentum',)
-    master_copy_first = False
-    momentum = 0.0
+    state_type = MomentumState
+    momentum = ScheduledMomentum(default=0.0)
     #: Whether a row-sparse weight keeps row-sparse momentum (SGD, LARS) or dense (NAG).
     lazy_update = False
 
@@ -120,7 +193,7 @@ class MomentumOptimizer(Optimizer):
     def create_state_multi_precision(self, index, weight):
         if self.multi_precision and weight.dtype == np.float16:
             master = weight.astype(np.float32)
-            return (self.create_state(index, master), master)
+            return MomentumMPState(self.create_state(index, master), master)
         if weight.dtype == np.float16 and not self.multi_precision:
             warnings.warn("Accumulating with float16 in optimizer can lead to poor accuracy or "
                           "slow convergence. Consider using multi_precision=True option of "
@@ -170,7 +243,9 @@ class SGD(MomentumOptimizer):
     Parameters
     ----------
     momentum : float, default 0.0
-        Decay of the momentum buffer, >= 0. With 0 there is no state.
+        Decay of the momentum buffer, >= 0. With 0 there is no state. A momentum schedule
+        (:class:`~gluonedu.lr_scheduler.OneCycleScheduler`) may drive it; the state is
+        then made whatever this value.
     lazy_update : bool, default True
         Update only the rows present in a row-sparse gradient.
     multi_precision : bool, default False
@@ -190,50 +265,49 @@ class SGD(MomentumOptimizer):
         self.aggregate_num = int(os.getenv('MXNET_OPTIMIZER_AGGREGATION_SIZE', '4'))
 
     def _update_impl(self, indices, weights, grads, states, multi_precision):
-        # MXNet's fused multi-tensor kernels take dense arrays only: one row-sparse
-        # array sends the whole group through the one-tensor kernels.
-        fused = all(w.stype == 'default' and g.stype == 'default'
-                    for w, g in zip(weights, grads))
-        self._update_count(indices)
-        lrs = self._get_lrs(indices)
-        wds = self._get_wds(indices)
-        for weight, grad, state, lr, wd in zip(weights, grads, states, lrs, wds):
+        # MXNet's multi-tensor kernels take dense arrays only: one row-sparse array sends
+        # the whole group through the one-tensor kernels.
+        multi_tensor = all(w.stype == 'default' and g.stype == 'default'
+                           for w, g in zip(weights, grads))
+        step = self.begin_step(indices, per_call=len(indices))
+        for weight, grad, state, lr, wd in zip(weights, grads, states, step.lr.tolist(),
+                                               step.wd.tolist()):
             if multi_precision:
                 mom, master = state
-                self._update_one(master, grad.astype(np.float32), mom, lr, wd, fused,
-                                 sparse_ok=False)
+                # The multi-precision kernels have no row-sparse version: dense gradient.
+                self._update_one(master, grad.astype(np.float32).tostype('default'), mom,
+                                 lr, wd, multi_tensor)
                 nd.cast(master, dtype=weight.dtype, out=weight)
             else:
-                self._update_one(weight, grad, state, lr, wd, fused, sparse_ok=True)
+                if grad.stype == 'row_sparse' and not self.lazy_update:
+                    grad = grad.tostype('default')
+                self._update_one(weight, grad, state, lr, wd, multi_tensor)
 
-    def _update_one(self, weight, grad, mom, lr, wd, fused, sparse_ok):
-        """Run the kernel MXNet would run for one (weight, grad, momentum) triple.
-
-        ``sparse_ok`` is False for the multi-precision kernels, which have no row-sparse
-        version: MXNet densifies the gradient for them.
-        """
+    def _update_one(self, weight, grad, mom, lr, wd, multi_tensor):
+        """Run the kernel MXNet would run for one (weight, grad, momentum) triple."""
         dtype = weight.dtype
-        lr, wd, momentum, rescale = _scalars(dtype, lr, wd, self.momentum, self.rescale_grad)
-        clip = _kernel_clip(self.clip_gradient, dtype)
+        lr, wd, momentum, rescale = kernel_scalars(dtype, lr, wd, self.momentum,
+                                                   self.rescale_grad)
         use_momentum = mom is not None and self.momentum > 0
+        sgd_step(weight, grad, mom if use_momentum else None, lr, wd, momentum, rescale,
+                 kernel_clip(self.clip_gradient, dtype), multi_tensor)
 
-        if grad.stype == 'row_sparse' and sparse_ok and self.lazy_update:
-            if use_momentum:
-                lazy_rows(lambda w, m, g: sgd_momentum_step(w, g, m, lr, wd, momentum,
-                                                            rescale, clip), grad, weight, mom)
-            else:
-                lazy_rows(lambda w, g: sgd_plain_step(w, g, lr, wd, rescale, clip),
-                          grad, weight)
-            return
-        if grad.stype == 'row_sparse':
-            grad = grad.tostype('default')
-        if use_momentum:
-            sgd_momentum_step(weight, grad, mom, lr, wd, momentum, rescale, clip)
-        elif fused:
-            # multi_sgd_update: the momentum form with a zero buffer.
-            sgd_momentum_step(weight, grad, None, lr, wd, momentum, rescale, clip)
-        else:
-            sgd_plain_step(weight, grad, lr, wd, rescale, clip)
+
+    # ------------------------------------------------------------------ fast path
+    def fused_refusal(self, indices, weights, grads):
+        if any(g.stype == 'row_sparse' for g in grads):
+            if not self.lazy_update:
+                return 'lazy_update=False (a row_sparse gradient then counts as dense)'
+            if np.dtype(weights[0].dtype) == np.float16:
+                return ('float16 multi_precision %s densifies row_sparse gradients (MXNet has '
+                        'no lazy multi-precision kernel)' % type(self).__name__)
+        return None
+
+    def fused_step(self, run):
+        """:meth:`_update_impl` over a fused run: counted call by call, then SGD's kernels."""
+        step = self.begin_step(list(run.indices), per_call=run.per_call)
+        fused_sgd(run, step.lr, step.wd, self.momentum if self.momentum > 0 else None,
+                  self.rescale_grad, self.clip_gradient)
 
 
 @register
@@ -242,3 +316,4 @@ class ccSGD(SGD):  # noqa: N801  (MXNet's name)
 
     MXNet 1.9.1 registers it without any warning; so does gluonedu.
     """
+    fused_step = SGD.fused_step   # the same optimizer, so the same fast path

@@ -18,10 +18,36 @@ so ``mx.random.seed(s)`` makes a run reproducible. Two checks pin the optimizer 
 """
 import math
 
+import numpy as np
+
 from .. import ndarray as nd
+from ..ndarray import random as nd_random
+from .fastpath import Kernel
+from .kernels import clip_constant, clipped, cuda_clip, negative_clip_refusal
 from .optimizer import Optimizer, register, accepts_lists
 
 __all__ = ['SGLD']
+
+
+def sgld(weight, grad, noise, neg_half_lr, wd, rescale, clip):
+    """SGLD on one element: w += -lr/2 * (clip(rescale*g) + wd*w), rounded; then w += noise.
+
+    ``neg_half_lr`` is ``-lr / 2`` (the reference's Python number, rounded to float32);
+    ``noise`` holds the reference's own N(0, lr) draws (see :meth:`SGLD.fused_step`).
+    """
+    grad = grad * rescale
+    if clip >= 0:
+        grad = clipped(grad, clip)
+    weight = weight + neg_half_lr * (grad + wd * weight)
+    return (weight + noise,)
+
+
+SGLD_KERNEL = Kernel(sgld, writes=('weight',), reads=('grad', 'noise'),
+                     per_parameter=('neg_half_lr', 'wd'), cuda='''
+        float gr = grad * rescale;
+        if (clip >= 0) gr = %s;
+        weight = weight + neg_half_lr * (gr + wd * weight);
+        weight = weight + noise;''' % cuda_clip('gr', 'clip'))
 
 
 @register
@@ -52,9 +78,7 @@ class SGLD(Optimizer):
 
     @accepts_lists
     def update(self, index, weight, grad, state):
-        self._update_count(index)
-        lr = self._get_lr(index)
-        wd = self._get_wd(index)
+        lr, wd, _ = self.begin_step(index)
         if grad.stype == 'row_sparse':
             grad = grad.tostype('default')
 
@@ -66,3 +90,58 @@ class SGLD(Optimizer):
         """Gaussian noise of variance ``lr``, shaped, typed and placed like ``weight``."""
         return nd.random.normal(0, math.sqrt(lr), shape=weight.shape, dtype=weight.dtype,
                                 ctx=weight.context)
+
+    # ------------------------------------------------------------------ fast path
+    def fused_refusal(self, indices, weights, grads):
+        if getattr(self._noise, '__func__', None) is not _OWN_NOISE or \
+                nd_random.normal is not _NORMAL:
+            return ('SGLD._noise or mx.nd.random.normal is replaced (the reference draws its '
+                    'noise through them)')
+        return negative_clip_refusal(self.clip_gradient) or \
+            super().fused_refusal(indices, weights, grads)
+
+    def fused_step(self, run):
+        """:meth:`update` over a flat run: the deterministic half-step and the reference's
+        own noise in one pass.
+
+        The reference draws, parameter by parameter in order, ``nd.random.normal(0,
+        sqrt(lr), shape=w.shape, dtype=w.dtype, ctx=w.context)``, and nothing else draws
+        in between; so the run's noise can be drawn before the pass into a scratch buffer
+        (:func:`_noise_of`), the very same numbers.
+        """
+        step = self.begin_step(list(run.indices))
+        run(SGLD_KERNEL, arrays={'noise': _noise_of(run, step.lr)}, neg_half_lr=-step.lr / 2,
+            wd=step.wd, rescale=np.float32(self.rescale_grad),
+            clip=clip_constant(self.clip_gradient, kernel=False))
+
+
+_OWN_NOISE = SGLD._noise      # what the reference draws through, as defined here
+_NORMAL = nd_random.normal
+
+
+def _noise_of(run, lrs):
+    """SGLD's noise for a flat run: N(0, lr_k) for parameter k, drawn as the reference
+    draws it, in a float32 scratch buffer.
+
+    With NumPy's Generator (CPU contexts) one ``standard_normal`` call fills a float64
+    scratch: ``normal(0, s, n)`` computes ``0 + s * z`` from the same standard normals z,
+    one after the other, wherever calls split the stream; we scale each parameter's
+    piece by its ``math.sqrt(lr)`` and round to float32 (the reference's ``astype``).
+    Other generators (CuPy's draws in pairs, so splits matter) get the reference's own
+    call per parameter, copied in.
+    """
+    noise = run.scratch('sgld_noise')
+    context = run.weights[0].context
+    scales = np.array([math.sqrt(lr) for lr in lrs.tolist()])   # the reference's own sqrt
+    generator = nd_random.random_state(context)
+    if isinstance(generator, np.random.Generator):
+        normals = run.scratch('sgld_normals', np.float64)
+        generator.standard_normal(out=normals)
+        normals *= scales[0] if (scales == scales[0]).all() else run.expand(scales)
+        np.add(normals, 0.0, out=noise)   # "0 + s*z" (a -0.0 becomes 0.0), then rounded
+        return noise
+    for piece, weight, scale in zip(run.views_of(noise), run.weights, scales.tolist()):
+        sample = nd_random.normal(0, scale, shape=weight.shape, dtype=np.float32,
+                                  ctx=context)
+        piece[:] = sample.reshape(-1)
+    return noise

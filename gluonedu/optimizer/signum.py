@@ -1,11 +1,46 @@
 """Signum and signSGD (Bernstein et al., 2018), as MXNet 1.9.1's ``signum_update`` and
 ``signsgd_update`` kernels compute them."""
 
+import numpy as np
+
 from .. import ndarray as nd
+from .fastpath import Kernel
+from .kernels import clip_constant, clipped, cuda_clip, kernel_clip, kernel_scalars
 from .optimizer import Optimizer, register, accepts_lists, check_hyperparameter
-from .sgd import _kernel_clip, _scalars
+from .sgd import MomentumState
 
 __all__ = ['Signum']
+
+
+def signum(weight, grad, momentum, lr, wd, one, momentum_coef, one_minus_coef, rescale, clip,
+           wd_lh):
+    """Signum on one element (the fast path's rule)."""
+    if clip > 0:
+        pull = one_minus_coef * clipped(rescale * grad, clip)
+    else:
+        pull = (one_minus_coef * rescale) * grad
+    momentum = momentum_coef * momentum - (one_minus_coef * wd) * weight - pull
+    return (one - lr * wd_lh) * weight + lr * np.sign(momentum), momentum
+
+
+def signsgd(weight, grad, lr, wd_total, one, rescale, clip):
+    """signSGD on one element: w = (1 - lr*(wd + wd_lh))*w - lr*sign(clip(rescale*g))."""
+    scaled = rescale * grad
+    if clip > 0:
+        scaled = clipped(scaled, clip)
+    return ((one - lr * wd_total) * weight - lr * np.sign(scaled),)
+
+
+SIGNUM = Kernel(signum, writes=('weight', 'momentum'), per_parameter=('lr', 'wd'), cuda='''
+        float pull = clip > 0 ? one_minus_coef * %s : (one_minus_coef * rescale) * grad;
+        momentum = momentum_coef * momentum - (one_minus_coef * wd) * weight - pull;
+        weight = (one - lr * wd_lh) * weight + lr * (float)((momentum > 0) - (momentum < 0));'''
+                % cuda_clip('rescale * grad', 'clip'))
+SIGNSGD = Kernel(signsgd, writes=('weight',), per_parameter=('lr', 'wd_total'), cuda='''
+        float scaled = rescale * grad;
+        if (clip > 0) scaled = %s;
+        weight = (one - lr * wd_total) * weight - lr * (float)((scaled > 0) - (scaled < 0));'''
+                 % cuda_clip('scaled', 'clip'))
 
 
 @register
@@ -43,7 +78,7 @@ class Signum(Optimizer):
         Passed to :class:`Optimizer` (``wd``, ``rescale_grad``, ``clip_gradient``, ...).
     """
 
-    state_names = ('momentum',)
+    state_type = MomentumState
 
     def __init__(self, learning_rate=0.01, momentum=0.9, wd_lh=0.0, **kwargs):
         check_hyperparameter('momentum', momentum, low=0)
@@ -58,16 +93,14 @@ class Signum(Optimizer):
 
     @accepts_lists
     def update(self, index, weight, grad, state):
-        self._update_count(index)
-        lr = self._get_lr(index)
-        wd = self._get_wd(index)
+        lr, wd, _ = self.begin_step(index)
         if grad.stype == 'row_sparse':
             grad = grad.tostype('default')
 
         dtype = weight.dtype
-        lr, wd, momentum, rescale, wd_lh = _scalars(
+        lr, wd, momentum, rescale, wd_lh = kernel_scalars(
             dtype, lr, wd, self.momentum, self.rescale_grad, self.wd_lh or 0.0)
-        clip = _kernel_clip(self.clip_gradient, dtype)
+        clip = kernel_clip(self.clip_gradient, dtype)
         scaled = rescale * grad
         if clip is not None:
             scaled = nd.clip(scaled, -clip, clip)
@@ -83,3 +116,16 @@ class Signum(Optimizer):
         else:
             # signsgd_update: weight decay acts on the weight, not inside the sign.
             weight[:] = (1 - lr * (wd + wd_lh)) * weight - lr * nd.sign(scaled)
+
+    def fused_step(self, run):
+        """:meth:`update` over a fused run (the kernels of MXNet's float32 numbers)."""
+        step = self.begin_step(list(run.indices))
+        common = dict(lr=step.lr, one=np.float32(1), rescale=np.float32(self.rescale_grad),
+                      clip=clip_constant(self.clip_gradient))
+        wd_lh = np.float32(self.wd_lh or 0.0)
+        if self.momentum > 0:
+            momentum = np.float32(self.momentum)
+            run(SIGNUM, wd=step.wd, momentum_coef=momentum, one_minus_coef=1 - momentum,
+                wd_lh=wd_lh, **common)
+        else:   # signsgd_update: the two decays add (in float32, as the reference)
+            run(SIGNSGD, wd_total=step.wd.astype(np.float32) + wd_lh, **common)

@@ -1,8 +1,16 @@
 """MXNet's trivial ``'test'`` optimizer, used by MXNet's own tests of the update machinery."""
+from typing import NamedTuple
+
 from .. import ndarray as nd
-from .optimizer import Optimizer, register, accepts_lists
+from .optimizer import Optimizer, register, accepts_lists, state_type
 
 __all__ = ['Test']
+
+
+@state_type
+class TestState(NamedTuple):
+    """The Test optimizer's state: a copy of the updated weight (a bare array)."""
+    state: object
 
 
 @register
@@ -16,7 +24,7 @@ class Test(Optimizer):
     a copy of the updated weight, as MXNet's does.
     """
 
-    state_names = ('state',)
+    state_type = TestState
 
     def __init__(self, **kwargs):
         super().__init__(**kwargs)

@@ -5,8 +5,11 @@ call ``updater(index, grad, weight)``. The first call for an index creates its s
 with ``optimizer.create_state_multi_precision``; later calls pass it back to
 ``optimizer.update_multi_precision``.
 """
+import warnings
+
 from ..instrument.events import BUS
 from ..ndarray import NDArray
+from .optimizer import rebuilt
 from .reporting import NormRequest, report_update
 from .serialization import dumps_states, loads_states
 
@@ -39,7 +42,8 @@ class Updater:
                 self.states[idx] = self.optimizer.create_state_multi_precision(idx, w)
                 self.states_synced[idx] = True
             elif not self.states_synced[idx]:
-                self.states[idx] = self.sync_state_context(self.states[idx], w.context)
+                state = _with_names(self.states[idx], self.optimizer, idx, w)
+                self.states[idx] = self.sync_state_context(state, w.context)
                 self.states_synced[idx] = True
         if BUS.active:
             measured = self._apply(indices, weights, grads, NormRequest.from_bus())
@@ -81,7 +85,7 @@ class Updater:
             return state.as_in_context(context)
         if isinstance(state, (tuple, list)):
             synced = [self.sync_state_context(s, context) for s in state]
-            return tuple(synced) if isinstance(state, tuple) else synced
+            return rebuilt(state, synced)
         return state
 
     def set_states(self, states):
@@ -96,6 +100,28 @@ class Updater:
     def get_states(self, dump_optimizer=False):
         """The states as bytes (with the optimizer's settings and counters if asked)."""
         return dumps_states(self.states, self.optimizer if dump_optimizer else None)
+
+
+def _with_names(state, optimizer, index, weight):
+    """``state`` with its tuples typed as ``optimizer`` types them (``AdamState``, ...).
+
+    States saved before states had names come back as plain tuples; a state the
+    optimizer would create for ``weight`` shows which type each tuple has.
+    """
+    if not isinstance(state, tuple) or hasattr(state, '_fields'):
+        return state
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')   # e.g. the float16 notice: said when first created
+        template = optimizer.create_state_multi_precision(index, weight)
+    return _typed_like(state, template)
+
+
+def _typed_like(state, template):
+    if not isinstance(state, tuple) or not isinstance(template, tuple) or \
+            len(state) != len(template):
+        return state
+    items = [_typed_like(s, t) for s, t in zip(state, template)]
+    return rebuilt(template, items)
 
 
 def get_updater(optimizer):

@@ -12,6 +12,10 @@ one here is a class whose instances carry everything a plot or a test needs:
 * ``start`` -- a starting point that makes the landscape's difficulty visible;
 * ``name`` -- a short label, and ``log_levels`` -- whether contours read best log-spaced.
 
+Wrapped in :class:`Noisy`, a landscape is seen as stochastic gradient descent sees a
+training loss: every gradient is a minibatch estimate, the true gradient plus noise whose
+variance shrinks as ``1 / batch_size``.
+
 The formula of each landscape is written once, in :meth:`Landscape.formula`, against an
 array module ``xp``: ``numpy`` for ``__call__`` and ``gluonedu.ndarray`` for ``loss``, so
 the NumPy values and the NDArray loss cannot drift apart.
@@ -36,7 +40,7 @@ from .. import optimizer as opt_module
 from .. import random as mx_random
 
 __all__ = ['Landscape', 'Quadratic', 'Rosenbrock', 'Rastrigin', 'Beale', 'Himmelblau',
-           'Saddle', 'LANDSCAPES', 'run_optimizer']
+           'Saddle', 'Noisy', 'LANDSCAPES', 'run_optimizer']
 
 
 class Landscape:
@@ -137,6 +141,17 @@ class Quadratic(Landscape):
         v = y * self._c - x * self._s
         k = self.condition
         return u * self._c - k * v * self._s, u * self._s + k * v * self._c
+
+    @property
+    def hessian(self):
+        """The constant Hessian, a 2 x 2 array: ``f(w) = ½ wᵀ H w``.
+
+        Its eigenvalues are 1 and κ; ``np.linalg.eigh(land.hessian)`` gives them with the
+        eigenvectors (the bowl's axes, ``angle`` degrees from x and y).
+        """
+        c, s, k = self._c, self._s, self.condition
+        off = (1 - k) * c * s + 0.0             # + 0.0: no -0.0 for an unrotated bowl
+        return np.array([[c * c + k * s * s, off], [off, s * s + k * c * c]])
 
     def __repr__(self):
         if self.angle:
@@ -306,6 +321,92 @@ class Saddle(Landscape):
 
     def __repr__(self):
         return 'Saddle(quartic=%g)' % self.quartic
+
+
+class Noisy(Landscape):
+    """``landscape`` as SGD sees it: each gradient is the mean over a minibatch of samples.
+
+    Every sample's gradient is the true gradient plus independent Gaussian noise of
+    standard deviation ``noise`` in each coordinate; a minibatch averages ``batch_size``
+    of them, so an optimizer receives
+
+        g = ∇f(w) + (noise / √batch_size) · ξ,      ξ ~ N(0, I)
+
+    -- unbiased, with variance ``noise² / batch_size`` per coordinate
+    (:attr:`gradient_std` is its square root).
+
+    The noise comes in through :meth:`loss`: ``f(w) + (noise / √batch_size) · ξ·w``
+    with a fresh ξ from ``mx.random`` at every call, so ``autograd`` hands the optimizer
+    the noisy gradient, and ``run_optimizer(..., seed=s)`` repeats a run exactly.
+    :meth:`stochastic_gradient` draws the same kind of gradient in NumPy, for many
+    points at once. Everything else -- the value (the expected loss), the true
+    :meth:`gradient`, ``minima``, ``bounds``, ``start``, ``log_levels`` -- is the wrapped
+    landscape's.
+
+    Parameters
+    ----------
+    landscape : Landscape
+    noise : float, default 1.0
+        Standard deviation of one sample's gradient noise, per coordinate (>= 0).
+    batch_size : int, default 1
+        Samples averaged into each gradient (>= 1).
+    """
+
+    def __init__(self, landscape, noise=1.0, batch_size=1):
+        if not isinstance(landscape, Landscape):
+            raise TypeError("Noisy wraps a Landscape (e.g. Quadratic()), got %s"
+                            % type(landscape).__name__)
+        if isinstance(noise, bool) or not isinstance(noise, (int, float)) or \
+                not math.isfinite(noise) or noise < 0:
+            raise ValueError("noise must be a finite number >= 0, got %r" % (noise,))
+        if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)) \
+                or batch_size < 1:
+            raise ValueError("batch_size must be a positive integer, got %r" % (batch_size,))
+        self.landscape = landscape
+        self.noise = float(noise)
+        self.batch_size = int(batch_size)
+        self.name = '%s, noise %g, batch %d' % (landscape.name, self.noise, self.batch_size)
+        self.bounds = landscape.bounds
+        self.start = landscape.start
+        self.minima = landscape.minima
+        self.log_levels = landscape.log_levels
+
+    @property
+    def gradient_std(self):
+        """Standard deviation of the gradient's noise per coordinate: noise / √batch_size."""
+        return self.noise / math.sqrt(self.batch_size)
+
+    def formula(self, x, y, xp):
+        return self.landscape.formula(x, y, xp)
+
+    def gradient(self, x, y):
+        """The true (expected) gradient, without noise."""
+        return self.landscape.gradient(x, y)
+
+    def loss(self, w):
+        """``f(w) + gradient_std · ξ·w``, ξ ~ N(0, I) drawn from ``mx.random`` at each call.
+
+        Its gradient is ``∇f(w) + gradient_std · ξ``; ξ is a constant to ``autograd``.
+        """
+        value = super().loss(w)
+        if self.gradient_std == 0:
+            return value
+        xi = nd.random.normal(0, 1, shape=(2,), dtype=w.dtype, ctx=w.context)
+        return value + self.gradient_std * (xi * w).sum()
+
+    def stochastic_gradient(self, x, y, rng):
+        """``(gx, gy)``: the true gradient at NumPy points plus independent noise from ``rng``.
+
+        ``rng`` is a ``numpy.random.Generator``; every point gets its own draw, of standard
+        deviation :attr:`gradient_std` per coordinate.
+        """
+        gx, gy = (np.broadcast_to(g, np.broadcast(x, y).shape) for g in self.gradient(x, y))
+        return (gx + self.gradient_std * rng.standard_normal(gx.shape),
+                gy + self.gradient_std * rng.standard_normal(gy.shape))
+
+    def __repr__(self):
+        return 'Noisy(%r, noise=%g, batch_size=%d)' % (self.landscape, self.noise,
+                                                         self.batch_size)
 
 
 #: Each landscape class, by short name (``LANDSCAPES["beale"]()`` makes one).

@@ -1,5 +1,11 @@
 """Matplotlib plots of what optimizers do (every function returns its Figure; Agg-safe).
 
+Each plot returns a :class:`gluonedu.viz.figure.Figure` (a matplotlib Figure made through
+pyplot): a script saves it or calls ``plt.show()``; a notebook shows it exactly once,
+whatever the cell ends with -- the call itself, the call with ``;``, ``fig = ...`` or
+anything else (see :mod:`gluonedu.viz.figure`). Given ``ax=``, a plot draws into your
+Axes and returns your Figure, shown as your other figures are.
+
 On 2-D landscapes (:mod:`gluonedu.viz.landscapes`):
 
 * :func:`plot_trajectories` -- optimizer paths drawn over a landscape's contour lines
@@ -15,7 +21,9 @@ From a :class:`gluonedu.instrument.Recorder`'s table (one row per recorded value
 * :func:`plot_update_ratio` -- ``||update|| / ||weight||`` per parameter, log scale;
 * :func:`plot_stale_events` -- stale gradients raised or skipped, by parameter and context;
 * :func:`plot_kv_traffic` -- KVStore bytes pushed per key, dense against compressed;
-* :func:`plot_loss` -- metric rows the training loop logged (``rec.log('loss', ...)``).
+* :func:`plot_loss` -- metric rows the training loop logged (``rec.log('loss', ...)``);
+* :func:`plot_lr_find` -- an lr range test (:func:`gluonedu.contrib.lr_find`): the loss
+  against the learning rate, and the suggested rate.
 
 Each Recorder plot raises a ValueError naming the Recorder option (or the training
 set-up) that produces the rows it needs when they are missing. Every line a Recorder
@@ -32,17 +40,20 @@ import numpy as np
 from .landscapes import run_optimizer
 
 __all__ = ['plot_trajectories', 'plot_losses', 'contour_levels', 'plot_lr', 'plot_norms',
-           'plot_update_ratio', 'plot_stale_events', 'plot_kv_traffic', 'plot_loss']
+           'plot_update_ratio', 'plot_stale_events', 'plot_kv_traffic', 'plot_loss',
+           'plot_lr_find']
 
 
-def _pyplot():
+def _subplots(*args, **kwargs):
+    """``pyplot.subplots`` making a :class:`~gluonedu.viz.figure.Figure` (shown once)."""
     import matplotlib.pyplot as plt  # imported on first use: viz is optional
-    return plt
+    from .figure import Figure
+    return plt.subplots(*args, FigureClass=Figure, **kwargs)
 
 
 def _axes(ax, figsize):
     if ax is None:
-        fig, ax = _pyplot().subplots(figsize=figsize)
+        fig, ax = _subplots(figsize=figsize)
         return fig, ax
     return ax.figure, ax
 
@@ -330,7 +341,7 @@ def _stacked_axes(count, ax, figsize, plot):
         return ax.figure, [ax]
     if figsize is None:
         figsize = (7.0, 2.2 + 2.3 * count)
-    fig, axes = _pyplot().subplots(count, 1, figsize=figsize, sharex=True, squeeze=False)
+    fig, axes = _subplots(count, 1, figsize=figsize, sharex=True, squeeze=False)
     return fig, list(axes[:, 0])
 
 
@@ -352,7 +363,7 @@ def _base_schedule(recorder, lr_series):
         return ('schedule', np.array([r.step for r in schedule], dtype=np.int64),
                 np.array([r.value for r in schedule], dtype=np.float64))
     trainer = getattr(recorder, 'trainer', None)
-    for param in getattr(trainer, '_params', None) or ():
+    for param in getattr(trainer, 'params', None) or ():
         if param.name in lr_series and param.lr_mult:
             steps, values = lr_series[param.name]
             return 'schedule (lr / lr_mult)', steps, values / param.lr_mult
@@ -432,6 +443,7 @@ def plot_norms(recorder, which=('weight', 'grad'), params=None, ax=None, figsize
         ``'momentum'`` (the ``state_norm`` rows). One Axes per quantity, stacked and
         sharing the step axis, in this order (``fig.axes``), each on a log y scale
         with one line per parameter (``gid`` = the parameter).
+
     params : str or list of str, optional -- the parameters to draw (default: all).
     ax : matplotlib Axes, optional -- only when ``which`` names one quantity.
 
@@ -597,6 +609,7 @@ def plot_loss(recorder, names=('loss',), ax=None, log=False, figsize=None, title
         The metrics (``rec.log('loss', ...)``, ``rec.log_metric(accuracy=...)``); one
         Axes per metric, stacked, each with one line (``gid`` = the metric) whose data
         are the metric's rows in the order they were logged.
+
     log : bool -- a log y scale.
     ax : matplotlib Axes, optional -- only for one metric.
     """
@@ -625,4 +638,48 @@ def plot_loss(recorder, names=('loss',), ax=None, log=False, figsize=None, title
         axes[0].set_title(title)
     elif len(names) == 1:
         axes[0].set_title(names[0])
+    return fig
+
+
+def plot_lr_find(recorder, suggested_lr=None, ax=None, figsize=(6.5, 3.5), title=None):
+    """An lr range test: the loss against the learning rate (log scale); returns the Figure.
+
+    Reads the metric rows ``lr``, ``loss`` and ``smoothed_loss`` that
+    :func:`gluonedu.contrib.lr_find` logs (one of each per step): the raw loss is drawn
+    faint (``gid`` 'loss'), the smoothed loss bold (``gid`` 'smoothed_loss'), and
+    ``suggested_lr``, if given, as a dotted vertical line (``gid`` 'suggested_lr').
+    """
+    rows = _rows_of(recorder, 'metric', 'plot_lr_find')
+    own_figure = ax is None
+    series = {}
+    for name in ('lr', 'loss', 'smoothed_loss'):
+        values = [r.value for r in rows if r.name == name]
+        if not values:
+            raise ValueError("plot_lr_find(): no metric rows named %r (recorded: %s); it plots "
+                             "the table gluonedu.contrib.lr_find returns" % (name, _names_of(rows)))
+        series[name] = np.array(values, dtype=np.float64)
+    fig, ax = _axes(ax, figsize)
+    (raw,) = ax.plot(series['lr'], series['loss'], '-', color='C0', alpha=0.35, lw=1,
+                     label='loss')
+    raw.set_gid('loss')
+    (smooth,) = ax.plot(series['lr'], series['smoothed_loss'], '-', color='C0', lw=2,
+                        label='smoothed loss')
+    smooth.set_gid('smoothed_loss')
+    if suggested_lr is not None:
+        mark = ax.axvline(suggested_lr, color='C3', ls=':', lw=1.5,
+                          label='suggested lr %.3g' % suggested_lr)
+        mark.set_gid('suggested_lr')
+    ax.set_xscale('log')
+    finite = series['smoothed_loss'][np.isfinite(series['smoothed_loss'])]
+    if finite.size > 1 and finite[0] > finite.min():
+        # From a little below the lowest loss to a little above the first: the divergence
+        # at the end would otherwise squash the part that matters.
+        span = finite[0] - finite.min()
+        ax.set_ylim(finite.min() - 0.1 * span, finite[0] + 0.5 * span)
+    ax.set_xlabel('learning rate (log scale)')
+    ax.set_ylabel('loss')
+    ax.set_title(title if title is not None else 'lr range test')
+    ax.legend(loc='best', fontsize='small')
+    if own_figure:
+        fig.tight_layout()
     return fig

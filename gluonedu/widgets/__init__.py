@@ -5,6 +5,8 @@
 * :class:`TrainingDashboard` -- loss, effective lr and norms from a Recorder, redrawn in
   place (throttled) while a loop trains.
 * :class:`ScheduleExplorer` -- an lr scheduler's curve under slider-controlled settings.
+* :class:`MomentumExplorer` -- momentum on a quadratic bowl: the path and the error along
+  each eigendirection against the predicted rate (:func:`convergence_rate`).
 
 Every widget is a plain object whose logic is plain methods (``set``, ``update``,
 ``values``, ``summary``); the ipywidgets view (``.widget``, or just display the object)
@@ -13,9 +15,12 @@ So a test, or a notebook checked by nbval (which fires no callbacks), sees exact
 a click produces. The training core never imports this package; ``mx.widgets`` loads it
 on first use.
 """
-from .playground import OptimizerPlayground, HyperParameter, hyperparameters
+from .playground import (OptimizerPlayground, HyperParameter, hyperparameters,
+                         dropdown_optimizers)
 from .dashboard import TrainingDashboard
 from .schedules import ScheduleExplorer, SCHEDULERS
+from .momentum import MomentumExplorer, convergence_rate
 
-__all__ = ['OptimizerPlayground', 'HyperParameter', 'hyperparameters', 'TrainingDashboard',
-           'ScheduleExplorer', 'SCHEDULERS']
+__all__ = ['OptimizerPlayground', 'HyperParameter', 'hyperparameters', 'dropdown_optimizers',
+           'TrainingDashboard', 'ScheduleExplorer', 'SCHEDULERS', 'MomentumExplorer',
+           'convergence_rate']

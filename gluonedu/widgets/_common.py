@@ -6,6 +6,7 @@ first use (``.widget``). Callbacks of the view only translate a control's new va
 one of those plain calls, so tests (and nbval, which never fires callbacks) exercise the
 same code a click does.
 """
+import base64
 import html
 import io
 import math
@@ -63,16 +64,18 @@ def render_png(fig):
 class WidgetView:
     """Base class: the ipywidgets view is built on first use and displays beside a summary.
 
-    Subclasses implement :meth:`summary` (deterministic text), :meth:`_build` (make the
-    controls and return the top-level ipywidgets container) and :meth:`_refresh_view`
-    (push the current state into the controls and the image). ``css_name`` names the
-    CSS class of the summary box, ``gluonedu-<css_name>-summary``, which a browser test
-    (or a stylesheet) can find.
+    Subclasses implement :meth:`summary` (deterministic text), ``png()`` (the picture as
+    PNG bytes), :meth:`_build` (make the controls and the picture's ipywidgets Image,
+    ``self._image``, and return the top-level ipywidgets container) and
+    :meth:`_refresh_view` (push the current state into the controls and the image).
+    ``css_name`` names the CSS class of the summary box, ``gluonedu-<css_name>-summary``,
+    which a browser test (or a stylesheet) can find.
     """
     css_name = 'widget'
 
     _widget = None
     _summary_html = None
+    _image = None
 
     @property
     def widget(self):
@@ -117,10 +120,21 @@ class WidgetView:
             self._show_summary(error='%s: %s' % (type(err).__name__, err))
 
     def _repr_mimebundle_(self, include=None, exclude=None):
+        """The live view, plus a static picture and text for where widgets do not run.
+
+        A trusted notebook with a running kernel shows the widget. Everywhere else --
+        an untrusted notebook (a fresh clone), an export without widget state
+        (nbconvert HTML, GitHub), a terminal -- the front end falls back to the PNG of
+        the picture as it was when displayed, and to the text: ``repr`` and
+        :meth:`summary`. The PNG is the view's own image (``self._image``, which
+        ``_build`` creates), so displaying costs no second drawing.
+        """
         bundle = self.widget._repr_mimebundle_(include=include, exclude=exclude)
         data = bundle[0] if isinstance(bundle, tuple) else bundle
+        png = self._image.value if self._image is not None else self.png()
+        data['image/png'] = base64.b64encode(png).decode('ascii')
         # ipywidgets' own text is the container's repr with model ids; ours is stable.
-        data['text/plain'] = repr(self)
+        data['text/plain'] = '%r\n%s' % (self, self.summary())
         return bundle
 
 

@@ -27,7 +27,8 @@ from .. import optimizer as opt_module
 from ..viz.landscapes import LANDSCAPES, Landscape, run_optimizer
 from ._common import WidgetView, fmt, new_figure, render_png, round_significant, show_value
 
-__all__ = ['OptimizerPlayground', 'HyperParameter', 'hyperparameters']
+__all__ = ['OptimizerPlayground', 'HyperParameter', 'hyperparameters', 'dropdown_optimizers',
+           'NOT_IN_THE_DROPDOWN']
 
 #: Constructor arguments that mean nothing for one weight on a 2-D landscape (or are
 #: plumbing rather than hyperparameters): no slider is made for them.
@@ -44,6 +45,22 @@ _COUNT = re.compile(r'(epoch|step|update|batch|num_)')
 
 #: Range of the learning-rate slider, in decades (1e-4 .. 10), whatever the default.
 LR_DECADES = (-4, 1)
+
+#: Registered optimizers that the optimizer dropdown leaves out, and why. Every other
+#: registered optimizer is offered, one you register yourself included; any registered
+#: name still works from code (``OptimizerPlayground(..., 'dcasgd')``).
+NOT_IN_THE_DROPDOWN = {
+    'test': "MXNet's stub for testing the update machinery: it adds the gradient "
+            "(climbs) and has no learning rate, so it diverges on every landscape",
+    'ccsgd': "a deprecated alias of 'sgd'",
+    'dcasgd': "it corrects gradients that arrive late from other workers; one process "
+              "has none to correct (notebook 12 shows it in asynchronous training)",
+}
+
+
+def dropdown_optimizers():
+    """The optimizer names the playground's dropdown offers, sorted: see NOT_IN_THE_DROPDOWN."""
+    return sorted(set(opt_module.Optimizer.opt_registry) - set(NOT_IN_THE_DROPDOWN))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -205,7 +222,8 @@ class OptimizerPlayground(WidgetView):
         A key of :data:`gluonedu.viz.landscapes.LANDSCAPES` or an instance
         (``Quadratic(condition=50)``).
     optimizer : str, default 'sgd'
-        A registered optimizer name (``mx.optimizer.Optimizer.opt_registry``).
+        A registered optimizer name (``mx.optimizer.Optimizer.opt_registry``); the
+        dropdown offers those of :func:`dropdown_optimizers`.
     steps : int, default 100
     start : (x, y), optional
         Defaults to the landscape's own ``start``.
@@ -355,7 +373,7 @@ class OptimizerPlayground(WidgetView):
     # ------------------------------------------------------------------ the view
     def _build(self):
         import ipywidgets as w
-        names = sorted(opt_module.Optimizer.opt_registry)
+        names = dropdown_optimizers()
         wide = {'description_width': '80px'}
         self._landscape_box = w.Dropdown(options=list(LANDSCAPES), description='landscape',
                                          style=wide, layout=w.Layout(width='230px'))
@@ -399,7 +417,8 @@ class OptimizerPlayground(WidgetView):
         try:
             if self.landscape_key in LANDSCAPES:
                 self._landscape_box.value = self.landscape_key
-            self._optimizer_box.value = self.optimizer
+            options = self._optimizer_box.options
+            self._optimizer_box.value = self.optimizer if self.optimizer in options else None
             show_value(self._steps_slider, self.steps)
             for name, value in self.hyperparameters.items():
                 show_value(self._controls[name], value)

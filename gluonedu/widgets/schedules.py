@@ -12,6 +12,7 @@ Usage::
     ex                                   # the widget
     ex.set(scheduler='poly', pwr=1)      # the same thing the controls do
     updates, lrs = ex.values()
+    ex.set(scheduler='onecycle')         # one-cycle: its momentum curve is drawn too
 """
 import textwrap
 
@@ -26,16 +27,33 @@ SCHEDULERS = {
     'multifactor': (lrs.MultiFactorScheduler, ('milestones', 'factor')),
     'poly': (lrs.PolyScheduler, ('max_update', 'pwr', 'final_lr')),
     'cosine': (lrs.CosineScheduler, ('max_update', 'final_lr')),
+    'onecycle': (lrs.OneCycleScheduler, ('max_update', 'pct_start', 'div_factor',
+                                         'final_div_factor')),
 }
 
-#: Settings every scheduler takes.
+#: Settings every scheduler takes (one-cycle only base_lr: it rises on its own).
 COMMON = ('base_lr', 'warmup_steps', 'warmup_begin_lr', 'warmup_mode')
+
+#: Constructor arguments named otherwise than the setting: one-cycle peaks at base_lr
+#: (its ``max_lr``) and lasts max_update updates (its ``total_steps``).
+ARGUMENT_NAMES = {'onecycle': {'base_lr': 'max_lr', 'max_update': 'total_steps'}}
 
 DEFAULTS = {
     'base_lr': 0.1, 'step': 50, 'factor': 0.5, 'milestones': (50, 100, 150),
     'max_update': 150, 'pwr': 2.0, 'final_lr': 0.0, 'warmup_steps': 0,
-    'warmup_begin_lr': 0.0, 'warmup_mode': 'linear',
+    'warmup_begin_lr': 0.0, 'warmup_mode': 'linear', 'pct_start': 0.25, 'div_factor': 25.0,
+    'final_div_factor': 1e4,
 }
+
+
+def _common(kind):
+    """The settings of COMMON that scheduler ``kind`` takes."""
+    return ('base_lr',) if kind == 'onecycle' else COMMON
+
+
+def _argument(kind, setting):
+    """The constructor argument of scheduler ``kind`` that ``setting`` gives."""
+    return ARGUMENT_NAMES.get(kind, {}).get(setting, setting)
 
 
 class ScheduleExplorer(WidgetView):
@@ -43,7 +61,7 @@ class ScheduleExplorer(WidgetView):
 
     Parameters
     ----------
-    scheduler : {'factor', 'multifactor', 'poly', 'cosine'}, default 'cosine'
+    scheduler : {'factor', 'multifactor', 'poly', 'cosine', 'onecycle'}, default 'cosine'
     num_updates : int, default 200
         How far the curve is drawn (``num_update = 1 .. num_updates``).
     base_lr, warmup_steps, warmup_begin_lr, warmup_mode : as every LRScheduler takes.
@@ -51,6 +69,9 @@ class ScheduleExplorer(WidgetView):
     milestones : sequence of int
         MultiFactorScheduler's ``step`` list (named apart from Factor's single ``step``).
     max_update, pwr, final_lr : PolyScheduler's / CosineScheduler's.
+    pct_start, div_factor, final_div_factor : OneCycleScheduler's, which also takes
+        base_lr (as ``max_lr``) and max_update (as ``total_steps``); its momentum curve
+        is drawn too, on the right-hand axis.
 
     Plain methods: :meth:`set`, :meth:`make_scheduler`, :meth:`values`,
     :meth:`summary`, :meth:`figure`, :meth:`png`. ``settings`` holds every value.
@@ -98,12 +119,12 @@ class ScheduleExplorer(WidgetView):
             # MXNet's schedulers would divide by max_update - warmup_steps = 0 later on.
             raise ValueError("warmup_steps (%d) must be less than max_update (%d)"
                              % (s['warmup_steps'], s['max_update']))
-        kwargs = {name: s[name] for name in COMMON}
+        kwargs = {_argument(kind, name): s[name] for name in _common(kind)}
         for name in own:
             if name == 'milestones':
                 kwargs['step'] = list(s['milestones'])
             else:
-                kwargs[name] = s[name]
+                kwargs[_argument(kind, name)] = s[name]
         return cls(**kwargs)
 
     def set(self, scheduler=None, num_updates=None, **settings):
@@ -136,9 +157,9 @@ class ScheduleExplorer(WidgetView):
             if name == 'milestones':
                 parts.append('step=[%s]' % ', '.join(str(m) for m in s['milestones']))
             else:
-                parts.append('%s=%s' % (name, fmt(s[name], 4)))
-        parts.append('base_lr=%s' % fmt(s['base_lr'], 4))
-        if s['warmup_steps']:
+                parts.append('%s=%s' % (_argument(self.scheduler, name), fmt(s[name], 4)))
+        parts.append('%s=%s' % (_argument(self.scheduler, 'base_lr'), fmt(s['base_lr'], 4)))
+        if s['warmup_steps'] and 'warmup_steps' in _common(self.scheduler):
             parts.append('warmup_steps=%d' % s['warmup_steps'])
             if s['warmup_begin_lr']:
                 parts.append('warmup_begin_lr=%s' % fmt(s['warmup_begin_lr'], 4))
@@ -161,23 +182,39 @@ class ScheduleExplorer(WidgetView):
         return '<ScheduleExplorer: %s>' % self.describe()
 
     def figure(self):
-        """The curve, with the warm-up end and max_update marked (a Figure, not shown)."""
+        """The curve, with the warm-up end and max_update marked (a Figure, not shown).
+
+        For one-cycle, the momentum curve too (dashed, right-hand axis).
+        """
         updates, values = self.values()
+        one_cycle = self.scheduler == 'onecycle'
         fig = new_figure(self.figsize)
         ax = fig.add_subplot()
-        ax.plot(updates, values, color='C0', lw=1.6)
+        ax.plot(updates, values, color='C0', lw=1.6,
+                label='learning rate' if one_cycle else None)   # beside its momentum
         s = self.settings
-        if s['warmup_steps']:
+        if s['warmup_steps'] and 'warmup_steps' in _common(self.scheduler):
             ax.axvline(s['warmup_steps'], color='C1', ls=':', lw=1, label='end of warm-up')
-        if self.scheduler in ('poly', 'cosine'):
+        if self.scheduler in ('poly', 'cosine', 'onecycle'):
             ax.axvline(s['max_update'], color='grey', ls='--', lw=1, label='max_update')
-        if ax.get_legend_handles_labels()[0]:
-            ax.legend(fontsize='small', loc='best')
+        handles, labels = ax.get_legend_handles_labels()
+        if one_cycle:
+            scheduler = self.make_scheduler()
+            twin = ax.twinx()
+            twin.plot(updates, [scheduler.momentum_at(n) for n in updates], color='C2',
+                      ls='--', lw=1.2, label='momentum (right)')
+            twin.set_ylabel('momentum')
+            more_handles, more_labels = twin.get_legend_handles_labels()
+            handles, labels = handles + more_handles, labels + more_labels
+        if handles:   # one-cycle's lr is near 0 and its momentum high at the end
+            ax.legend(handles, labels, fontsize='small',
+                      loc='center right' if one_cycle else 'best')
         ax.set_xlabel('num_update')
         ax.set_ylabel('learning rate')
         ax.set_ylim(bottom=0)
         ax.set_title(textwrap.fill(self.describe(), 80), fontsize='small')
-        fig.subplots_adjust(left=0.13, right=0.97, bottom=0.15, top=0.86)  # no 2nd draw
+        fig.subplots_adjust(left=0.13, right=0.88 if one_cycle else 0.97, bottom=0.15,
+                            top=0.86)  # no 2nd draw
         return fig
 
     def png(self):
@@ -218,6 +255,14 @@ class ScheduleExplorer(WidgetView):
                                              **common())
         c['warmup_mode'] = w.Dropdown(options=['linear', 'constant'], description='warmup_mode',
                                       style=style, layout=w.Layout(width='330px'))
+        c['pct_start'] = w.FloatSlider(min=0.05, max=0.95, step=0.05, description='pct_start',
+                                       readout_format='.2f', **common())
+        c['div_factor'] = w.FloatLogSlider(base=10, min=0, max=3, step=0.1,
+                                           description='div_factor', readout_format='.3g',
+                                           **common())
+        c['final_div_factor'] = w.FloatLogSlider(base=10, min=0, max=6, step=0.5,
+                                                 description='final_div_factor',
+                                                 readout_format='.3g', **common())
         for name, control in c.items():
             control.add_class('gluonedu-schedule-%s' % name)
             control.observe(self._on_change, names='value')
@@ -238,8 +283,8 @@ class ScheduleExplorer(WidgetView):
                     c[name].value = value
                 else:
                     show_value(c[name], value)
-            shown = set(COMMON) | set(SCHEDULERS[self.scheduler][1]) | {'scheduler',
-                                                                        'num_updates'}
+            shown = set(_common(self.scheduler)) | set(SCHEDULERS[self.scheduler][1]) | \
+                {'scheduler', 'num_updates'}
             for name, control in c.items():
                 control.layout.display = None if name in shown else 'none'
         finally:

@@ -22,22 +22,17 @@ import hashlib
 import importlib.util
 import math
 import os
-import signal
-import socket
 import subprocess
 import sys
 import time
 from pathlib import Path
-from urllib.parse import urlparse
 
 import pytest
 
+from browser_helpers import free_port, jupyter_env, listening, missing, stop_group
+
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / 'artifacts'
-CHROMIUM = '/usr/bin/chromium'
-CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic',
-                 '--no-first-run', '--disable-background-networking',
-                 '--disable-component-update', '--disable-sync']
 
 # The notebook's one cell; the test runs the same lines to know what the page must show.
 PLAYGROUND_CODE = (
@@ -55,47 +50,6 @@ PAGE_LOAD_S = 90         # kernel started, gluonedu imported, the cell executed,
 UPDATE_S = 30            # one slider move: a 60-step run and a PNG
 
 
-def _missing(what):
-    """Fail under CI (the set-up should have provided it), skip elsewhere; say why."""
-    message = ("the browser test needs %s. `make test` installs Chromium with apt-get when "
-               "run as root; otherwise: sudo apt-get install chromium, and "
-               "pip install -e '.[test]' for voila and playwright." % what)
-    if os.environ.get('CI'):
-        pytest.fail(message)
-    pytest.skip(message)
-
-
-def _free_port():
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(('127.0.0.1', 0))
-        return s.getsockname()[1]
-
-
-def _listening(port):
-    try:
-        with socket.create_connection(('127.0.0.1', port), timeout=1):
-            return True
-    except OSError:
-        return False
-
-
-def _stop_group(proc):
-    """TERM the server's process group (voila and its kernel), KILL what is left."""
-    for sig, wait in ((signal.SIGTERM, 15), (signal.SIGKILL, 10)):
-        try:
-            os.killpg(proc.pid, sig)
-        except ProcessLookupError:
-            break
-        try:
-            proc.wait(timeout=wait)
-        except subprocess.TimeoutExpired:
-            continue
-    try:                                   # a kernel may outlive voila by a moment
-        os.killpg(proc.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
-
-
 def _write_notebook(path):
     nbformat = pytest.importorskip('nbformat')
     nb = nbformat.v4.new_notebook()
@@ -109,18 +63,11 @@ def _write_notebook(path):
 def voila_url(tmp_path):
     """Serve the playground notebook with voila on 127.0.0.1; yield its URL; stop it."""
     if importlib.util.find_spec('voila') is None:
-        _missing('voila')
+        missing('voila')
     notebook = tmp_path / 'playground.ipynb'
     _write_notebook(notebook)
-    port = _free_port()
-    env = dict(os.environ)
-    # Jupyter state in the temp dir; the venv's python first on PATH (the kernel is
-    # started from the 'python3' kernelspec, which names plain `python`).
-    for name in ('JUPYTER_CONFIG_DIR', 'JUPYTER_DATA_DIR', 'JUPYTER_RUNTIME_DIR', 'IPYTHONDIR'):
-        env[name] = str(tmp_path / name.lower())
-    env['MPLCONFIGDIR'] = str(tmp_path / 'matplotlib')
-    env['PATH'] = os.path.dirname(sys.executable) + os.pathsep + env.get('PATH', '')
-    env.pop('MPLBACKEND', None)            # the kernel picks its inline backend itself
+    port = free_port()
+    env = jupyter_env(tmp_path, os.path.dirname(sys.executable))
     log = tmp_path / 'voila.log'
     with open(log, 'wb') as out:
         proc = subprocess.Popen(
@@ -131,7 +78,7 @@ def voila_url(tmp_path):
             stderr=subprocess.STDOUT, start_new_session=True)
     try:
         deadline = time.monotonic() + SERVER_START_S
-        while not _listening(port):
+        while not listening(port):
             if proc.poll() is not None:
                 pytest.fail('voila exited with %s:\n%s' % (proc.returncode,
                                                           log.read_text(errors='replace')))
@@ -141,42 +88,9 @@ def voila_url(tmp_path):
             time.sleep(0.2)
         yield 'http://127.0.0.1:%d/' % port, log
     finally:
-        _stop_group(proc)
+        stop_group(proc)
     with pytest.raises(ProcessLookupError):
         os.killpg(proc.pid, 0)             # nothing of the server is left
-
-
-@pytest.fixture
-def browser_page(tmp_path):
-    """A page of headless Chromium (/usr/bin/chromium) that can reach 127.0.0.1 only."""
-    if not os.path.exists(CHROMIUM):
-        _missing('Chromium at %s (Debian package `chromium`)' % CHROMIUM)
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        _missing('Playwright for Python')
-    allowed, blocked = [], []
-
-    def local_only(route):
-        if urlparse(route.request.url).hostname == '127.0.0.1':
-            allowed.append(route.request.url)
-            route.continue_()
-        else:
-            blocked.append(route.request.url)
-            route.abort()
-
-    with sync_playwright() as p:
-        context = p.chromium.launch_persistent_context(
-            str(tmp_path / 'chromium-profile'), executable_path=CHROMIUM, headless=True,
-            args=CHROMIUM_ARGS, viewport={'width': 1100, 'height': 720})
-        try:
-            context.route('**/*', local_only)
-            page = context.new_page()
-            page.set_default_timeout(UPDATE_S * 1000)
-            page.allowed, page.blocked = allowed, blocked
-            yield page
-        finally:
-            context.close()
 
 
 def _png_digest(page):

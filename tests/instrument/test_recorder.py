@@ -170,10 +170,10 @@ class StubParam:
 
 
 class StubTrainer:
-    """What the Recorder relies on: ``_params``, in KVStore-key order."""
+    """What the Recorder relies on: ``params``, in KVStore-key order."""
 
     def __init__(self, *names):
-        self._params = [StubParam(n) for n in names]
+        self.params = [StubParam(n) for n in names]
 
 
 def test_trainer_filter_with_a_stub():
@@ -192,6 +192,24 @@ def test_trainer_filter_with_a_stub():
         ('schedule', None, 'lr')]
     with pytest.raises(TypeError, match='gluon.Trainer'):
         Recorder(trainer=object())
+
+
+@pytest.mark.parametrize('fused', [True, False])
+def test_the_schedule_is_recorded_once_per_step(fused):
+    sched = mx.lr_scheduler.FactorScheduler(step=2, factor=0.5, base_lr=0.1)
+    net = nn.Dense(2, in_units=3)
+    net.initialize(ctx=[mx.cpu(0), mx.cpu(1)])
+    trainer = Trainer(net.collect_params(), 'sgd', {'lr_scheduler': sched},
+                      update_on_kvstore=False, fused=fused)
+    with Recorder(trainer, kinds=['schedule']) as rec:
+        for _ in range(5):
+            with autograd.record():
+                losses = [net(mx.nd.ones((1, 3), ctx=c)).sum() for c in net.weight.list_ctx()]
+            autograd.backward(losses)
+            trainer.step(1)
+    reference = mx.lr_scheduler.FactorScheduler(step=2, factor=0.5, base_lr=0.1)
+    assert [(r.step, r.source, r.name, r.value) for r in rec.rows] == [
+        (n, 'scheduler', 'lr', reference(n)) for n in range(1, 6)]
 
 
 def dense_trainer(prefix=None, ctx=None, optimizer='sgd', **kwargs):

@@ -253,3 +253,53 @@ def deferred_staleness():
         BUS.step = saved
     return {'rows': [(r.event, r.step, r.value) for r in rec.rows if r.name != 'devices'],
             'value': out.asnumpy().tolist()}
+
+
+# ---------------------------------------------------------------------- sparse gradients
+SPARSE_STEPS, SPARSE_ROWS, SPARSE_DIM, SPARSE_IDS = 6, 40, 4, 8
+
+
+def sparse_batches(seed=5):
+    """Per step, per (worker, device) slot: the ids one device looks up, and targets."""
+    rng = np.random.RandomState(seed)
+    ids = rng.randint(0, SPARSE_ROWS, size=(SPARSE_STEPS, 4, SPARSE_IDS))
+    targets = rng.randn(SPARSE_STEPS, 4, SPARSE_IDS, SPARSE_DIM)
+    return ids, targets
+
+
+def train_sparse_embedding(kv_type, dtype='float32', num_devices=2, num_slots=None,
+                           optimizer_params=None):
+    """A sparse_grad Embedding trained on ``num_devices`` contexts with store ``kv_type``.
+
+    Slot ``rank * num_devices + d`` feeds device d of worker ``rank``; a single process
+    (``kv_type`` 'device') with ``num_slots`` devices sees every slot. Returns the final
+    table (float64) and the kinds of gradient storage seen.
+    """
+    import gluonedu as mx
+    from gluonedu import autograd, gluon
+    kv = mx.kv.create(kv_type)
+    contexts = [mx.cpu(d) for d in range(num_slots or num_devices)]
+    mx.random.seed(7)
+    with mx.name.NameManager():
+        net = gluon.nn.Embedding(SPARSE_ROWS, SPARSE_DIM, dtype=dtype, sparse_grad=True)
+    net.initialize(mx.init.Uniform(0.5), ctx=contexts)
+    params = optimizer_params or {'learning_rate': 0.5, 'momentum': 0.5,
+                                  'multi_precision': dtype == 'float16'}
+    trainer = gluon.Trainer(net.collect_params(), 'sgd', params, kvstore=kv)
+    loss_fn = gluon.loss.L2Loss()
+    ids, targets = sparse_batches()
+    first = kv.rank * num_devices if num_slots is None else 0
+    stypes = set()
+    for step in range(SPARSE_STEPS):
+        losses = []
+        with autograd.record():
+            for d, ctx in enumerate(contexts):
+                x = mx.nd.array(ids[step, first + d], ctx=ctx)
+                y = mx.nd.array(targets[step, first + d], ctx=ctx, dtype=dtype)
+                losses.append(loss_fn(net(x), y))
+        autograd.backward(losses)
+        stypes.add(net.weight.grad(contexts[0]).stype)
+        trainer.step(SPARSE_IDS * len(contexts) * kv.num_workers)
+    kv.barrier()
+    return {'table': net.weight.data(contexts[0]).asnumpy().astype(np.float64),
+            'stypes': sorted(stypes), 'update_on_kvstore': trainer._update_on_kvstore}

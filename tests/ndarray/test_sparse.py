@@ -45,8 +45,10 @@ def test_tostype_both_ways():
     back = sparse.tostype('default')
     assert back.stype == 'default' and back.asnumpy().tolist() == dense.asnumpy().tolist()
     assert dense.tostype('default') is dense
-    with pytest.raises(ValueError):
+    with pytest.raises(mx.MXNetError, match='unknown storage type'):  # as MXNet
         dense.tostype('dense')
+    with pytest.raises(ValueError, match='tostype'):  # MXNet has no rsp -> csr cast
+        sparse.tostype('csr')
 
 
 def test_zeros_row_sparse():
@@ -138,8 +140,15 @@ def test_row_sparse_rejects_unsupported_operations():
     r = nd.sparse.row_sparse_array(([[1, 2]], [1]), shape=(3, 2))
     with pytest.raises(mx.MXNetError):
         r[1]
-    with pytest.raises(mx.MXNetError):
-        r += 1
+
+
+def test_row_sparse_in_place_arithmetic_keeps_the_storage_as_mxnet():
+    r = nd.sparse.row_sparse_array(([[1, 2]], [1]), shape=(3, 2))
+    r *= 2                      # zeros stay zeros: still one stored row
+    assert r.stype == 'row_sparse' and r.indices.asnumpy().tolist() == [1]
+    r += 1                      # the dense result, stored back as rows
+    assert r.stype == 'row_sparse' and r.indices.asnumpy().tolist() == [0, 1, 2]
+    np.testing.assert_array_equal(r.asnumpy(), [[1, 1], [3, 5], [1, 1]])
 
 
 def test_row_sparse_gather_and_scatter_rows():

@@ -2,8 +2,9 @@
 
 Formula-specific checks live in test_<optimizer>.py; these are the shared contract:
 lists equal single calls, a row-sparse gradient (lazy updates off) acts as its dense
-form, float16 weights with multi_precision keep a float32 master copy, and states are
-reported under their own names.
+form, float16 weights with multi_precision keep a float32 master copy, states are
+reported under their own names, and saved states (with the optimizer) resume a run
+exactly.
 """
 import warnings
 
@@ -17,7 +18,8 @@ from gluonedu import nd
 SETTINGS = {
     'sgd': dict(momentum=0.9), 'ccsgd': dict(momentum=0.9), 'nag': dict(momentum=0.9),
     'signum': dict(momentum=0.9, learning_rate=0.01), 'sgld': dict(learning_rate=0.01),
-    'dcasgd': dict(momentum=0.9), 'test': dict(), 'adam': dict(), 'adamax': dict(),
+    'dcasgd': dict(momentum=0.9), 'test': dict(), 'adam': dict(), 'adamw': dict(wd=0.1),
+    'adamax': dict(),
     'nadam': dict(), 'adagrad': dict(), 'adadelta': dict(), 'rmsprop': dict(centered=True),
     'ftrl': dict(), 'ftml': dict(), 'lars': dict(momentum=0.9), 'lbsgd': dict(momentum=0.9),
     'lamb': dict(),
@@ -110,3 +112,24 @@ def test_states_are_reported_under_their_own_names(name):
     named = opt.named_states(opt.create_state_multi_precision(0, w), w)
     assert all(not n.startswith('state') or n == 'state' for n, _ in named)
     assert all(a.shape == w.shape for _, a in named)
+
+
+@pytest.mark.parametrize('name', sorted(SETTINGS))
+def test_saved_states_resume_the_run_exactly(name):
+    """Two steps, save (states and optimizer), two more: the same as four steps straight."""
+    weight, grads = _problem(5, (3, 2))
+
+    def steps(updater, w, gs, first):
+        for step, g in enumerate(gs, start=first):
+            mx.random.seed(step)
+            updater(0, nd.array(g), w)
+
+    straight, w_straight = mx.optimizer.get_updater(_make(name)), nd.array(weight)
+    steps(straight, w_straight, grads, 0)
+    first, w = mx.optimizer.get_updater(_make(name)), nd.array(weight)
+    steps(first, w, grads[:2], 0)
+    resumed = mx.optimizer.get_updater(_make(name, learning_rate=0.5))
+    resumed.set_states(first.get_states(dump_optimizer=True))
+    assert type(resumed.optimizer) is type(first.optimizer)
+    steps(resumed, w, grads[2:], 2)
+    np.testing.assert_array_equal(w.asnumpy(), w_straight.asnumpy())

@@ -14,7 +14,8 @@ import pytest
 import gluonedu as mx
 from gluonedu import nd
 from gluonedu.optimizer import Updater
-from gluonedu.optimizer._fused import SPECS, FusedUpdater, numba_available, spec_for
+from gluonedu.optimizer._fused import FusedUpdater, numba_available
+from gluonedu.optimizer.fastpath import has_fast_path
 
 BACKENDS = ['numpy', pytest.param('numba', marks=pytest.mark.skipif(
     not numba_available(),
@@ -43,6 +44,8 @@ CASES = [
                    updates_per_epoch=8)),
     ('adam', dict(wd=1e-3)),
     ('adam', dict(clip_gradient=0.3)),
+    ('adamw', dict(wd=1e-2)),
+    ('adamw', dict(wd=1e-2, clip_gradient=0.3, correct_bias=False, epsilon=1e-8)),
     ('adamax', dict(wd=1e-3, clip_gradient=0.5)),
     ('nadam', dict(wd=1e-3)),
     ('lamb', dict(wd=1e-3, lower_bound=0.1, upper_bound=10.)),
@@ -152,13 +155,13 @@ def test_optimizers_without_kernels_run_the_reference():
     updater = FusedUpdater(opt)
     updater([0], [nd.ones((3,))], [nd.zeros((3,))])
     assert updater.last_paths == [((0,), 'reference: Test has no fused kernel')]
-    assert spec_for(opt) is None
+    assert not has_fast_path(opt)
 
 
 def test_every_built_in_optimizer_but_test_has_a_fused_kernel():
     built_in = {name: cls for name, cls in mx.optimizer.Optimizer.opt_registry.items()
                 if cls.__module__.startswith('gluonedu.optimizer.')}
-    assert {name for name, cls in built_in.items() if cls not in SPECS} == {'test'}
+    assert {name for name, cls in built_in.items() if 'fused_step' not in vars(cls)} == {'test'}
 
 
 def test_float16_without_multi_precision_runs_the_reference():
@@ -174,8 +177,24 @@ def test_weights_become_views_of_one_buffer():
     updater = FusedUpdater(opt, backend='numpy')
     weights = [nd.ones((2, 3)), nd.ones((4,))]
     updater([0, 1], [nd.ones((2, 3)), nd.ones((4,))], weights)
-    (group,) = updater.flat_groups()
-    assert group.weight.size == 10
-    assert all(np.shares_memory(w._data, group.weight) for w in weights)
+    (run,) = updater.flat_runs()
+    assert run.group.weight.size == 10
+    assert all(np.shares_memory(w._data, run.group.weight) for w in weights)
     mean, var = updater.states[1]
-    assert np.shares_memory(mean._data, group.states[0])
+    assert np.shares_memory(mean._data, run.state_buffers['mean'])
+
+
+def test_csr_gradients_take_the_reference_path():
+    def run(cls):
+        opt = mx.optimizer.create('sgd', learning_rate=0.1, momentum=0.9, wd=1e-3)
+        updater = cls(opt, backend='numpy') if cls is FusedUpdater else cls(opt)
+        weight = nd.array(np.arange(12.).reshape(3, 4))
+        dense = np.zeros((3, 4), dtype=np.float32)
+        dense[[0, 2], [1, 3]] = [0.5, -1.0]
+        for _ in range(2):
+            updater(0, nd.array(dense).tostype('csr'), weight)
+        return weight.asnumpy(), updater
+    (got, updater), (want, _) = run(FusedUpdater), run(Updater)
+    assert updater.last_paths == [((0,), 'reference: csr gradients (the reference updates '
+                                         'them as dense arrays)')]
+    np.testing.assert_array_equal(got, want)

@@ -1,4 +1,4 @@
-"""The lazy row_sparse fast path (``_fused/lazy.py``) equals the reference Updater.
+"""The lazy row_sparse fast path (``_fused/run.LazyRun``) equals the reference Updater.
 
 Random shapes, random sorted unique row subsets (empty and all rows included), several
 steps, lr_mult/wd_mult, a scheduler, clipping, rescale_grad and weight decay; runs that

@@ -10,7 +10,7 @@ import pytest
 from gluonedu.instrument import subscribe
 from gluonedu.optimizer import Updater
 from gluonedu.optimizer._fused import FusedUpdater, numba_available
-from gluonedu.optimizer._fused.flat import FlatGroup
+from gluonedu.optimizer.flat import FlatGroup
 
 from test_fused import BACKENDS, CASES, LOOSE, _assert_same, _run
 

@@ -95,6 +95,21 @@ def load_oracle_npz(results_path):
     return results, meta
 
 
+def oracle_case_arrays(results, meta, case_id):
+    """``{name: array}`` of one case of an oracle's ``(results, meta)``; fails the test if
+    MXNet raised on it or returned nothing."""
+    if case_id in meta['errors']:
+        err = meta['errors'][case_id]
+        pytest.fail('MXNet 1.9.1 raised on case %s: %s: %s\n%s'
+                    % (case_id, err['type'], err['message'], err['traceback']), pytrace=False)
+    prefix = case_id + '|'
+    out = {key[len(prefix):]: value for key, value in results.items()
+           if key.startswith(prefix)}
+    if not out:
+        pytest.fail('the oracle returned nothing for case %s' % case_id, pytrace=False)
+    return out
+
+
 class OracleResults:
     """What the oracle produced: arrays by ``"<case id>|<name>"``, its meta and errors."""
 

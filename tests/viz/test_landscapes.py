@@ -132,6 +132,12 @@ def test_quadratic_condition_number_and_rotation():
                   [(a - b) / (2 * h) for a, b in zip(land.gradient(0.0, h),
                                                      land.gradient(0.0, -h))]])
     np.testing.assert_allclose(np.linalg.eigvalsh(H), [1.0, 25.0], rtol=1e-6)
+    np.testing.assert_allclose(land.hessian, H, rtol=1e-6, atol=1e-6)
+    # f = ½ wᵀ H w, and the eigenvector of κ is the bowl's steep axis, 30° from y.
+    w = np.array([0.3, -1.7])
+    assert land(*w) == pytest.approx(0.5 * w @ land.hessian @ w, rel=1e-12)
+    lam, Q = np.linalg.eigh(land.hessian)
+    np.testing.assert_allclose(np.abs(Q[:, 1]), [np.sin(np.radians(30)), np.cos(np.radians(30))])
     with pytest.raises(ValueError):
         L.Quadratic(condition=0.5)
 
@@ -140,6 +146,116 @@ def test_distance_to_minimum_uses_the_nearest():
     land = L.Himmelblau()
     assert land.distance_to_minimum((3.0, 2.0)) == 0.0
     assert land.distance_to_minimum((3.0, 2.5)) == pytest.approx(0.5)
+
+
+# ---------------------------------------------------------------- Noisy
+def test_noisy_keeps_the_wrapped_landscape_and_says_how_noisy():
+    base = L.Quadratic(condition=10, angle=20)
+    noisy = L.Noisy(base, noise=2.0, batch_size=16)
+    assert noisy.gradient_std == 0.5                      # 2 / √16
+    xs, ys = _points(base)
+    np.testing.assert_array_equal(noisy(xs, ys), base(xs, ys))
+    for got, want in zip(noisy.gradient(xs, ys), base.gradient(xs, ys)):
+        np.testing.assert_array_equal(got, want)
+    assert (noisy.bounds, noisy.start, noisy.log_levels) == (base.bounds, base.start,
+                                                            base.log_levels)
+    np.testing.assert_array_equal(noisy.minima, base.minima)
+    assert noisy.min_value == 0.0 and noisy.distance_to_minimum((3.0, 4.0)) == 5.0
+    assert repr(noisy) == 'Noisy(Quadratic(condition=10, angle=20), noise=2, batch_size=16)'
+    assert noisy.name == 'quadratic (κ=10, 20°), noise 2, batch 16'
+
+
+def test_noisy_autograd_gradient_is_unbiased_with_variance_noise2_over_batch():
+    base = L.Rosenbrock()
+    noisy = L.Noisy(base, noise=3.0, batch_size=4)        # std 1.5 per coordinate
+    point = (0.5, -0.25)
+    w = nd.array(point, dtype='float64')
+    w.attach_grad()
+    mx.random.seed(0)
+    draws = []
+    for _ in range(4000):
+        with autograd.record():
+            loss = noisy.loss(w)
+        loss.backward()
+        draws.append(w.grad.asnumpy().copy())
+    assert loss.shape == (1,)
+    draws = np.array(draws)
+    noise = draws - np.array(base.gradient(*point))
+    # Mean within 5 standard errors of 0; std within 5 % of 1.5; coordinates uncorrelated.
+    assert np.all(np.abs(noise.mean(axis=0)) < 5 * 1.5 / np.sqrt(len(noise)))
+    np.testing.assert_allclose(noise.std(axis=0), [1.5, 1.5], rtol=0.05)
+    assert abs(np.corrcoef(noise.T)[0, 1]) < 0.1
+    # The loss's value is f plus a zero-mean term of std 1.5·|w|: its expectation is f.
+    values = [noisy.loss(w).asscalar() for _ in range(2000)]
+    assert np.mean(values) == pytest.approx(base(*point),
+                                            abs=5 * 1.5 * np.hypot(*point) / np.sqrt(2000))
+
+
+def test_noisy_runs_repeat_with_a_seed_and_zero_noise_is_the_plain_run():
+    base = L.Quadratic(condition=10)
+    noisy = L.Noisy(base, noise=1.0, batch_size=8)
+    a = viz.run_optimizer(noisy, 'sgd', steps=50, seed=3, learning_rate=0.05)
+    b = viz.run_optimizer(noisy, 'sgd', steps=50, seed=3, learning_rate=0.05)
+    c = viz.run_optimizer(noisy, 'sgd', steps=50, seed=4, learning_rate=0.05)
+    np.testing.assert_array_equal(a, b)
+    assert not np.array_equal(a, c)
+    plain = viz.run_optimizer(base, 'sgd', steps=50, learning_rate=0.05)
+    silent = viz.run_optimizer(L.Noisy(base, noise=0.0), 'sgd', steps=50, seed=3,
+                               learning_rate=0.05)
+    np.testing.assert_array_equal(silent, plain)
+    # The noisy run wanders around the plain one by about lr x std per step.
+    assert 0 < np.abs(a - plain).max() < 1.0
+
+
+def test_stochastic_gradient_draws_one_noise_per_point():
+    noisy = L.Noisy(L.Quadratic(condition=4), noise=1.0, batch_size=25)   # std 0.2
+    x, y = np.full(20000, 1.0), np.full(20000, -2.0)
+    gx, gy = noisy.stochastic_gradient(x, y, np.random.default_rng(0))
+    assert gx.shape == gy.shape == (20000,)
+    tx, ty = noisy.gradient(1.0, -2.0)
+    np.testing.assert_allclose([gx.mean(), gy.mean()], [tx, ty], atol=5 * 0.2 / np.sqrt(20000))
+    np.testing.assert_allclose([gx.std(), gy.std()], [0.2, 0.2], rtol=0.03)
+    again = noisy.stochastic_gradient(x, y, np.random.default_rng(0))
+    np.testing.assert_array_equal(again[0], gx)
+    # Broadcasting: a column of x against a row of y gives a grid of independent draws.
+    grid = noisy.stochastic_gradient(np.zeros((3, 1)), np.zeros((1, 4)),
+                                     np.random.default_rng(1))
+    assert grid[0].shape == (3, 4) and len(np.unique(grid[0])) == 12
+
+
+def test_constant_lr_sgd_settles_at_the_predicted_noise_floor():
+    """Stationary E[f] = Σᵢ lr·s² / (2 (2 - lr·λᵢ)): SGD with gradient noise s on a bowl.
+
+    Many independent chains, each one weight column, updated by the real SGD optimizer.
+    """
+    noisy = L.Noisy(L.Quadratic(condition=5, angle=30), noise=2.0, batch_size=4)   # s = 1
+    lam = np.linalg.eigvalsh(noisy.landscape.hessian)
+    rng = np.random.default_rng(0)
+    for lr in (0.05, 0.2):
+        updater = mx.optimizer.get_updater(mx.optimizer.create('sgd', learning_rate=lr))
+        w = nd.zeros((2, 4000), dtype='float64')
+        values = []
+        for t in range(400):
+            x, y = w.asnumpy()
+            updater(0, nd.array(np.stack(noisy.stochastic_gradient(x, y, rng)),
+                                dtype='float64'), w)
+            if t >= 200:
+                values.append(noisy(*w.asnumpy()).mean())
+        predicted = np.sum(lr * noisy.gradient_std ** 2 / (2 * (2 - lr * lam)))
+        assert np.mean(values) == pytest.approx(predicted, rel=0.05)
+
+
+def test_noisy_rejects_bad_input():
+    with pytest.raises(TypeError, match='wraps a Landscape'):
+        L.Noisy('quadratic')
+    for bad in (-1.0, float('nan'), float('inf'), '1', True):
+        with pytest.raises(ValueError, match='noise must be a finite number >= 0'):
+            L.Noisy(L.Quadratic(), noise=bad)
+    for bad in (0, -3, 2.5, True, None):
+        with pytest.raises(ValueError, match='batch_size must be a positive integer'):
+            L.Noisy(L.Quadratic(), batch_size=bad)
+    with pytest.raises(ValueError, match=r'shape \(2,\)'):
+        L.Noisy(L.Quadratic()).loss(nd.zeros((3,)))
 
 
 # ---------------------------------------------------------------- run_optimizer

@@ -113,7 +113,7 @@ def test_plot_lr_draws_each_parameter_and_the_schedule_with_lr_mult(adam_run):
     fig = plot_lr(rec)
     assert isinstance(fig, Figure)
     (ax,) = fig.axes
-    names = [p.name for p in trainer._params]
+    names = [p.name for p in trainer.params]
     assert sorted(line.get_gid() for line in ax.lines) == sorted(names + ['schedule'])
     reference = mx.lr_scheduler.FactorScheduler(step=100, base_lr=0.01, warmup_steps=WARMUP,
                                                 warmup_begin_lr=0.001)
@@ -153,7 +153,7 @@ def test_plot_norms_lines_equal_the_recorded_norms_on_log_axes(adam_run):
     which = ('weight', 'grad', 'update', 'mean', 'var')
     fig = plot_norms(rec, which=which)
     assert len(fig.axes) == len(which)
-    names = [p.name for p in trainer._params]
+    names = [p.name for p in trainer.params]
     for ax, quantity in zip(fig.axes, which):
         assert ax.get_yscale() == 'log'
         assert quantity in ax.get_title()
@@ -283,7 +283,7 @@ def test_plot_kv_traffic_bars_are_dense_and_compressed_bytes_per_key():
     (ax,) = fig.axes
     bars = {c.get_label(): c for c in ax.containers}
     assert set(bars) == {'dense', 'compressed'}
-    names = [p.name for p in trainer._params]
+    names = [p.name for p in trainer.params]
     assert [t.get_text() for t in ax.get_xticklabels()] == names
     for gid, measure in (('dense', 'bytes'), ('compressed', 'compressed_bytes')):
         heights = [bar.get_height() for bar in bars[gid]]

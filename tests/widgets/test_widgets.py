@@ -4,6 +4,7 @@ The ipywidgets views are built too (ipywidgets works without a kernel), and a co
 value is changed from Python -- which fires the same observer a browser change fires --
 to check that a callback does exactly what the plain method does.
 """
+import base64
 import inspect
 import math
 import subprocess
@@ -24,7 +25,7 @@ from gluonedu.gluon import nn  # noqa: E402
 from gluonedu.instrument import BUS, Recorder  # noqa: E402
 from gluonedu.viz import Quadratic, run_optimizer  # noqa: E402
 from gluonedu.widgets import (OptimizerPlayground, ScheduleExplorer, TrainingDashboard,  # noqa: E402
-                              hyperparameters)
+                              dropdown_optimizers, hyperparameters)
 from gluonedu.widgets._common import round_significant  # noqa: E402
 
 REGISTRY = mx.optimizer.Optimizer.opt_registry
@@ -192,6 +193,20 @@ def test_every_registered_optimizer_runs_in_the_playground():
         assert pg.hyperparameters == {s.name: s.default for s in hyperparameters(name)}
 
 
+def test_the_dropdown_offers_the_optimizers_that_make_sense_on_a_landscape():
+    offered = dropdown_optimizers()
+    assert offered == sorted(set(REGISTRY) - {'test', 'ccsgd', 'dcasgd'})
+    assert {'sgd', 'adam', 'sgld', 'lamb', 'ftrl'} <= set(offered)
+    pg = OptimizerPlayground('quadratic', 'dcasgd', steps=5)       # code may still pick one
+    pg.widget                                                      # the view, built
+    assert list(pg._optimizer_box.options) == offered
+    assert pg._optimizer_box.value is None
+    pg.set(optimizer='adam')
+    assert pg._optimizer_box.value == 'adam'
+    pg.set(optimizer='test')                                       # shown as no choice
+    assert pg._optimizer_box.value is None and pg.optimizer == 'test'
+
+
 def test_a_slider_callback_is_the_plain_set_call():
     pg = OptimizerPlayground('quadratic', 'adam', steps=40, learning_rate=0.1)
     view = pg.widget
@@ -224,10 +239,13 @@ def test_a_slider_callback_is_the_plain_set_call():
     # A value set from Python beyond a slider's range widens the range (no clamping).
     pg.set(learning_rate=50.0)
     assert pg._controls['learning_rate'].value == pytest.approx(50.0)
-    # The text/plain of the display is stable (ipywidgets' own repr has model ids).
+    # The display: the live view, its current picture as a static PNG, and stable text
+    # (ipywidgets' own repr has model ids) -- what an untrusted notebook shows.
     bundle = pg._repr_mimebundle_()
-    assert bundle['text/plain'] == '<OptimizerPlayground: signum on quadratic (κ=10), 30 steps>'
+    assert bundle['text/plain'] == ('<OptimizerPlayground: signum on quadratic (κ=10), '
+                                    '30 steps>\n' + pg.summary())
     assert 'application/vnd.jupyter.widget-view+json' in bundle
+    assert base64.b64decode(bundle['image/png']) == image.value == pg.png()
 
 
 # ------------------------------------------------------------------ the dashboard
@@ -356,6 +374,23 @@ def test_dashboard_before_anything_is_recorded():
         TrainingDashboard(rec, norm='state')
 
 
+@pytest.mark.parametrize('make', [
+    lambda: TrainingDashboard(Recorder(), norm='update'),
+    lambda: ScheduleExplorer('cosine', num_updates=50, max_update=40),
+], ids=['dashboard', 'explorer'])
+def test_every_widget_displays_a_static_picture_and_text_beside_the_view(make):
+    widget = make()
+    try:
+        bundle = widget._repr_mimebundle_()
+        png = base64.b64decode(bundle['image/png'])
+        assert png.startswith(PNG_MAGIC) and png == widget._image.value
+        assert bundle['text/plain'] == '%r\n%s' % (widget, widget.summary())
+        assert 'application/vnd.jupyter.widget-view+json' in bundle
+    finally:
+        if isinstance(widget, TrainingDashboard):
+            widget.recorder.detach()
+
+
 @pytest.mark.parametrize('bar', ['auto', 'notebook'])
 def test_dashboard_updates_beside_a_tqdm_progress_bar(short_training, capsys, bar):
     tqdm = pytest.importorskip('tqdm.' + bar).tqdm
@@ -397,6 +432,10 @@ def test_dashboard_updates_beside_a_tqdm_progress_bar(short_training, capsys, ba
                     warmup_begin_lr=0.01, warmup_mode='constant'),
      lambda: lrs.CosineScheduler(max_update=100, final_lr=0.001, base_lr=0.1, warmup_steps=20,
                                  warmup_begin_lr=0.01, warmup_mode='constant')),
+    ('onecycle', dict(max_update=120, base_lr=0.4, pct_start=0.3, div_factor=10,
+                      final_div_factor=100),
+     lambda: lrs.OneCycleScheduler(max_lr=0.4, total_steps=120, pct_start=0.3, div_factor=10,
+                                   final_div_factor=100)),
 ])
 def test_schedule_explorer_values_are_the_schedulers(kind, settings, make):
     ex = ScheduleExplorer(kind, num_updates=150, **settings)
@@ -427,6 +466,28 @@ def test_schedule_explorer_summary_and_set():
     with pytest.raises(ValueError, match='no setting gamma'):
         ex.set(gamma=0.5)
     assert ex.settings == before and ex.scheduler == 'poly'
+
+
+def test_schedule_explorer_draws_one_cycle_with_its_momentum():
+    ex = ScheduleExplorer('onecycle', num_updates=100, base_lr=0.5, max_update=100,
+                          warmup_steps=10)   # a warm-up setting one-cycle does not take
+    assert ex.describe() == ('OneCycleScheduler(total_steps=100, pct_start=0.25, '
+                             'div_factor=25, final_div_factor=1e+04, max_lr=0.5)')
+    assert ex.summary().endswith('max 0.5 at update 25, lr(100)=2e-06')
+    fig = ex.figure()
+    lr_axes, momentum_axes = fig.axes
+    momentum = momentum_axes.get_lines()[0].get_ydata()
+    assert momentum[24] == pytest.approx(0.85) and momentum[-1] == pytest.approx(0.95)
+    labels = lr_axes.get_legend_handles_labels()[1]
+    assert 'end of warm-up' not in labels
+    assert [t.get_text() for t in lr_axes.get_legend().get_texts()] == \
+        ['learning rate', 'max_update', 'momentum (right)']
+    ex.widget
+    shown = {n for n, control in ex._controls.items() if control.layout.display != 'none'}
+    assert shown == {'scheduler', 'num_updates', 'base_lr', 'max_update', 'pct_start',
+                     'div_factor', 'final_div_factor'}
+    ex._controls['pct_start'].value = 0.5          # what dragging the slider does
+    assert ex.settings['pct_start'] == 0.5 and 'max 0.5 at update 50' in ex.summary()
 
 
 def test_schedule_explorer_controls():

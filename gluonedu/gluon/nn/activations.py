@@ -1,12 +1,8 @@
-"""Activation layers: Activation, LeakyReLU, PReLU, ELU, SELU, Swish."""
+"""Activation layers: Activation, LeakyReLU, PReLU, ELU, SELU, GELU, Swish."""
 from ... import initializer
 from ..block import HybridBlock
 
-__all__ = ['Activation', 'LeakyReLU', 'PReLU', 'ELU', 'SELU', 'Swish']
-
-# SELU's constants (Klambauer et al., 2017), as MXNet's kernel uses them.
-_SELU_ALPHA = 1.6732632423543772848170429916717
-_SELU_LAMBDA = 1.0507009873554804934193349852946
+__all__ = ['Activation', 'LeakyReLU', 'PReLU', 'ELU', 'SELU', 'GELU', 'Swish']
 
 
 class Activation(HybridBlock):
@@ -17,7 +13,7 @@ class Activation(HybridBlock):
     activation : str
         'relu', 'sigmoid', 'tanh', 'softrelu' or 'softsign'.
 
-    The automatic prefix is the activation's name: ``Activation('relu')`` is 'relu0_'.
+    The automatic prefix is the activation's name: ``Activation('relu')`` is ``'relu0_'``.
     """
 
     def __init__(self, activation, **kwargs):
@@ -73,12 +69,7 @@ class PReLU(HybridBlock):
             self.alpha = self.params.get('alpha', shape=(in_channels,), init=alpha_initializer)
 
     def hybrid_forward(self, F, x, alpha):
-        # Broadcast alpha over every axis but the channel axis 1.
-        shape = [1] * x.ndim
-        if alpha.shape[0] != 1:
-            shape[1] = alpha.shape[0]
-        negative = F.broadcast_mul(x, F.reshape(alpha, shape=tuple(shape)))
-        return F.where(x > 0, x, negative)
+        return F.LeakyReLU(x, gamma=alpha, act_type='prelu', name='fwd')
 
 
 class ELU(HybridBlock):
@@ -94,14 +85,22 @@ class ELU(HybridBlock):
         self._alpha = alpha
 
     def hybrid_forward(self, F, x):
-        return F.LeakyReLU(x, act_type='elu', slope=self._alpha)
+        return F.LeakyReLU(x, act_type='elu', slope=self._alpha, name='fwd')
 
 
 class SELU(HybridBlock):
     """Scaled ELU: y = λ·(x if x > 0 else α·(exp(x) - 1)), λ ≈ 1.0507, α ≈ 1.6733."""
 
     def hybrid_forward(self, F, x):
-        return F.LeakyReLU(x, act_type='elu', slope=_SELU_ALPHA) * _SELU_LAMBDA
+        return F.LeakyReLU(x, act_type='selu', name='fwd')
+
+
+class GELU(HybridBlock):
+    """Gaussian error linear unit (Hendrycks & Gimpel, 2016): y = x·Φ(x), Φ the standard
+    normal CDF: ½·x·(1 + erf(x/√2))."""
+
+    def hybrid_forward(self, F, x):
+        return F.LeakyReLU(x, act_type='gelu', name='fwd')
 
 
 class Swish(HybridBlock):

@@ -9,6 +9,7 @@ with ``_`` (``_plus_scalar``, ``_zeros``) live in :mod:`gluonedu.ndarray._intern
 from .. import registry
 from . import (binary, elemwise, indexing, init, linalg, nn, reduce,  # noqa: F401 (register)
                sampling, shape, sorting)
+from .. import nn_ops  # noqa: F401 (Convolution, Pooling, BatchNorm, ... register too)
 from .binary import *  # noqa: F401,F403 (the Python-level arithmetic helpers)
 from .functions import *  # noqa: F401,F403 (eye, linspace, concatenate, moveaxis, split_v2)
 from . import functions

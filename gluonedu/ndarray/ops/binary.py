@@ -257,7 +257,8 @@ def _helper(kind_name, formula):
     def helper(lhs, rhs):
         return _dispatch(kind_name, lhs, rhs)
     helper.__doc__ = ('Element-wise %s with broadcasting; either operand may be a number '
-                      '(MXNet picks broadcast_*, or the *_scalar operators).' % formula)
+                      '(MXNet picks ``broadcast_<op>``, or the ``<op>_scalar`` operators).'
+                      % formula)
     return helper
 
 
@@ -287,6 +288,15 @@ for _f, _n in ((add, 'add'), (subtract, 'subtract'), (multiply, 'multiply'),
                (lesser_equal, 'lesser_equal'), (logical_and, 'logical_and'),
                (logical_or, 'logical_or'), (logical_xor, 'logical_xor')):
     _f.__name__ = _f.__qualname__ = _n
+
+
+_KIND_OF_UFUNC = {kind.ufunc: name for name, kind in _KINDS.items()}
+
+
+def apply(ufunc, lhs, rhs):
+    """``lhs <ufunc> rhs`` by NumPy's name of the operation ('add', 'less', 'power', ...),
+    with MXNet's choice of operator (what ``+``, ``<``, ``**`` on NDArrays do)."""
+    return _dispatch(_KIND_OF_UFUNC[ufunc], lhs, rhs)
 
 
 def negate(data):

@@ -55,7 +55,7 @@ def _round_half_down(xp, x):
 
 #: name: (forward, grad, doc, quiet) — the formulas Activation and the operators share.
 FORMULAS = {
-    'abs': (lambda xp, x: xp.abs(x), lambda xp, x, y, g: g * xp.sign(x), '|x|; gradient sign(x).',
+    'abs': (lambda xp, x: xp.abs(x), lambda xp, x, y, g: g * xp.sign(x), 'abs(x); gradient sign(x).',
             False),
     'sign': (lambda xp, x: xp.sign(x), None, 'sign(x); gradient 0.', False),
     'sqrt': (lambda xp, x: xp.sqrt(x), lambda xp, x, y, g: g / (2 * y),
@@ -95,7 +95,7 @@ FORMULAS = {
              'tanh x; gradient 1 - y².', False),
     'softsign': (lambda xp, x: x / (1 + xp.abs(x)),
                  lambda xp, x, y, g: g / ((1 + xp.abs(x)) ** 2),
-                 'x / (1 + |x|); gradient 1 / (1 + |x|)².', False),
+                 'x / (1 + abs(x)); gradient 1 / (1 + abs(x))².', False),
     'softrelu': (_softrelu, _softrelu_grad, 'ln(1 + eˣ), computed stably; gradient sigmoid(x).',
                  True),
     'tan': (lambda xp, x: xp.tan(x), lambda xp, x, y, g: g * (1 + y * y),
@@ -137,7 +137,7 @@ FORMULAS = {
               'Γ(x); gradient Γ(x)·ψ(x).', True),
     'gammaln': (lambda xp, x: special(xp).gammaln(x),
                 lambda xp, x, y, g: g * special(xp).digamma(x),
-                'ln |Γ(x)|; gradient ψ(x).', True),
+                'ln abs(Γ(x)); gradient ψ(x).', True),
     'logical_not': (lambda xp, x: x == 0, None, '1 where x is 0, else 0; gradient 0.', False),
 }
 
@@ -204,7 +204,7 @@ add(Op('hard_sigmoid', hard_sigmoid, quiet=True, dtypes=FLOATS, infer_shape=same
 
 
 def smooth_l1(env, data, scalar):
-    """Huber-like: 0.5·(σx)² where |x| < 1/σ², else |x| - 0.5/σ² (σ = ``scalar``)."""
+    """Huber-like: 0.5·(σx)² where abs(x) < 1/σ², else abs(x) - 0.5/σ² (σ = ``scalar``)."""
     xp = env.xp
     s2 = scalar_as(data.dtype, scalar * scalar)
     inside = xp.abs(data) < 1 / s2

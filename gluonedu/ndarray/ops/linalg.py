@@ -7,7 +7,7 @@ import numpy as np
 
 from ...base import MXNetError
 from ..infer import forward_rule
-from ..registry import Bool, Enum, Op, add
+from ..registry import Bool, Enum, Op, add, get
 
 def _check_float(env, name, array):
     """As MXNet: products of float32/float64 arrays (float16 too on a GPU)."""
@@ -63,7 +63,17 @@ def _dot_shape(in_shapes, params):
     return [(a[1:] if ta else a[:-1]) + (b[:-1] if tb else b[1:])]
 
 
-add(Op('dot', dot, ('lhs', 'rhs'), params=_PRODUCT_PARAMS, infer_shape=_dot_shape))
+def dot_storage(inputs, params):
+    """``dot`` of sparse inputs: a csr input goes to :func:`gluonedu.ndarray.sparse.dot`
+    (MXNet's storage rules), row_sparse ones are made dense."""
+    from .. import sparse  # sparse storage builds on the operators
+    if any(x.stype == 'csr' for x in inputs):
+        return sparse.dot(*inputs, **params)
+    return get('dot').run([x.tostype('default') for x in inputs], params)
+
+
+add(Op('dot', dot, ('lhs', 'rhs'), params=_PRODUCT_PARAMS, infer_shape=_dot_shape,
+       compute_ex=dot_storage))
 
 
 def batch_dot(env, lhs, rhs, transpose_a, transpose_b, forward_stype):

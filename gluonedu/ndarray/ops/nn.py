@@ -1,4 +1,7 @@
-"""Layer operators: FullyConnected, Embedding, Dropout, softmax, log_softmax, LeakyReLU."""
+"""Layer operators: FullyConnected, Embedding, Dropout, softmax, log_softmax, softmin.
+
+The operators of convolutional networks (Convolution, Pooling, BatchNorm, LeakyReLU, ...)
+are in :mod:`gluonedu.ndarray.nn_ops`."""
 import numpy as np
 
 from ...base import MXNetError
@@ -199,58 +202,3 @@ def softmin(env, data, axis, temperature, dtype, use_length):
 
 add(Op('softmin', softmin, dtypes=FLOATS, quiet=True, infer_shape=like_first,
        params=_softmax_params()))
-
-
-def l2_normalization(env, data, eps, mode):
-    """x / √(Σx² + eps) over each instance (all axes but the first), each channel
-    position ('channel': over axis 1) or each channel's map ('spatial': axes 2...)."""
-    xp = env.xp
-    if mode != 'instance' and data.ndim < 3:
-        raise MXNetError('L2Normalization: mode %r needs an input of at least 3 dimensions, '
-                         'got shape %s' % (mode, data.shape))
-    axes = {'instance': tuple(range(1, data.ndim)), 'channel': (1,),
-            'spatial': tuple(range(2, data.ndim))}[mode]
-    norm = xp.sqrt((data * data).sum(axis=axes, keepdims=True) + data.dtype.type(eps))
-    y = data / norm
-
-    def backward(g):
-        return ((g - y * (g * y).sum(axis=axes, keepdims=True)) / norm,)
-    return y, backward
-
-
-add(Op('L2Normalization', l2_normalization, quiet=True, dtypes=FLOATS, infer_shape=like_first,
-       params=[
-           Float('eps', 1e-10, single=True, doc='Added under the square root.'),
-           Enum('mode', ('channel', 'instance', 'spatial'), 'instance',
-                doc='What to normalize over.')]))
-
-
-def leaky_relu(env, data, gamma=None, *, act_type, slope, lower_bound, upper_bound):
-    """x if x > 0 else slope·x ('leaky'), or slope·(eˣ - 1) ('elu')."""
-    xp = env.xp
-    s = data.dtype.type(slope)
-    if act_type == 'leaky':
-        y = xp.where(data > 0, data, s * data)
-        return y, lambda g: (g * xp.where(data > 0, 1, s).astype(data.dtype),)
-    if act_type == 'elu':
-        y = xp.where(data > 0, data, s * xp.expm1(data))
-        return y, lambda g: (g * xp.where(data > 0, 1, y + s).astype(data.dtype),)
-    raise MXNetError("LeakyReLU act_type %r is not supported yet: use 'leaky' or 'elu'"
-                     % act_type)
-
-
-def _leaky_relu_shapes(in_shapes, out_shapes, params):
-    """The output is shaped as the data; prelu's gamma has one slope per channel."""
-    ins, outs = like_first(in_shapes, out_shapes, params)
-    if params['act_type'] == 'prelu' and ins[0] is not None and len(ins[0]) > 1:
-        ins[1] = merge(ins[1], (ins[0][1],))
-    return ins, outs
-
-
-add(Op('LeakyReLU', leaky_relu, ('data', 'gamma'), infer_shape=_leaky_relu_shapes,
-       drop_inputs=lambda p: () if p['act_type'] == 'prelu' else ('gamma',), params=[
-           Enum('act_type', ('elu', 'gelu', 'leaky', 'prelu', 'rrelu', 'selu'), 'leaky',
-                doc='The activation.'),
-           Float('slope', 0.25, single=True, doc='The slope (leaky) or scale (elu).'),
-           Float('lower_bound', 0.125, single=True, doc='rrelu: lower bound of the slope.'),
-           Float('upper_bound', 0.334, single=True, doc='rrelu: upper bound of the slope.')]))

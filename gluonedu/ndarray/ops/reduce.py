@@ -8,7 +8,7 @@ import numpy as np
 
 from ...base import MXNetError
 from ..infer import arg_reduce, forward_rule, reduce as reduce_shape
-from ..registry import Axes, Axis, Bool, DType, Int, Op, add
+from ..registry import Axes, Axis, Bool, DType, Int, Op, add, get
 
 _REDUCE_PARAMS = (Axes('axis', None, doc='The axes to reduce (None: all).'),
                   Bool('keepdims', False, doc='Keep the reduced axes with size 1.'),
@@ -22,6 +22,14 @@ def reduced_axes(ndim, axis, exclude):
     if exclude:
         return tuple(a for a in range(ndim) if a not in axis)
     return axis
+
+
+def reduction_axes(op, ndim, axis, exclude):
+    """The axes a reduction over ``axis`` (int, tuple or None, as the operators take it)
+    runs over for ``ndim`` dimensions; MXNetError for an axis out of range."""
+    param = _REDUCE_PARAMS[0]
+    return reduced_axes(ndim, param.normalize(get(op), get(op).parse_param('axis', axis), ndim),
+                        exclude)
 
 
 def _reduction(reduce, grad):
@@ -122,7 +130,7 @@ def norm(env, data, ord, axis, out_dtype, keepdims):
 
 
 add(Op('norm', norm, quiet=True, infer_shape=reduce_shape, params=[
-    Int('ord', 2, doc='1 (sum of |x|) or 2 (Euclidean).'),
+    Int('ord', 2, doc='1 (sum of absolute values) or 2 (Euclidean).'),
     Axes('axis', None, doc='The axes to reduce (None: all).'),
     DType('out_dtype', (None, 'float16', 'float32', 'float64', 'int32', 'int64', 'int8'), None,
           doc='The dtype of the result (None: the input\'s).'),

@@ -512,59 +512,6 @@ add(Op('broadcast_like', broadcast_like, ('lhs', 'rhs'), same_dtype=False, param
     Shape('lhs_axes', None, optional=True), Shape('rhs_axes', None, optional=True)]))
 
 
-# ---------------------------------------------------------------------- padding
-_NUMPY_PAD_MODES = {'constant': 'constant', 'edge': 'edge', 'reflect': 'reflect'}
-
-
-def pad(env, data, mode, pad_width, constant_value):
-    """Pad the spatial axes of a 4-D (N, C, H, W) or 5-D input: ``pad_width`` gives
-    (before, after) for every axis, zero for N and C. 'constant' fills ``constant_value``,
-    'edge' repeats the border, 'reflect' mirrors the input without repeating the border."""
-    xp = env.xp
-    if data.ndim not in (4, 5):
-        raise MXNetError('pad: the input must be 4-D or 5-D (N, C, ...), got shape %s'
-                         % (data.shape,))
-    if len(pad_width) != 2 * data.ndim:
-        raise MXNetError('pad: pad_width needs %d numbers (before and after each axis), got %d'
-                         % (2 * data.ndim, len(pad_width)))
-    if any(pad_width[:4]):
-        raise MXNetError('pad: the first two axes (N, C) cannot be padded; pad_width must '
-                         'start with four zeros')
-    pairs = [tuple(pad_width[2 * i:2 * i + 2]) for i in range(data.ndim)]
-    if any(p < 0 for p in pad_width):
-        raise MXNetError('pad: pad_width %s has a negative size' % (tuple(pad_width),))
-    if mode == 'reflect' and any(max(p) >= n for p, n in zip(pairs[2:], data.shape[2:])):
-        raise MXNetError('pad: reflection needs padding smaller than the axis it mirrors')
-    extra = {'constant_values': constant_value} if mode == 'constant' else {}
-    y = xp.pad(data, pairs, mode=_NUMPY_PAD_MODES[mode], **extra)
-
-    def backward(g):
-        # Pad a map of element ids the same way: each output cell names its source.
-        ids = xp.arange(data.size).reshape(data.shape)
-        ids = xp.pad(ids, pairs, mode=_NUMPY_PAD_MODES[mode],
-                     **({'constant_values': -1} if mode == 'constant' else {}))
-        source = ids >= 0
-        grad = xp.zeros(data.size, dtype=g.dtype)
-        xp.add.at(grad, ids[source], g[source])
-        return (grad.reshape(data.shape),)
-    return y.astype(data.dtype, copy=False), backward
-
-
-@forward_rule
-def _pad_shape(in_shapes, params):
-    shape, width = in_shapes[0], params['pad_width']
-    if len(width) != 2 * len(shape):
-        raise MXNetError('pad: pad_width needs %d numbers (before and after each axis), got %d'
-                         % (2 * len(shape), len(width)))
-    return [tuple(n + width[2 * i] + width[2 * i + 1] for i, n in enumerate(shape))]
-
-
-add(Op('Pad', pad, aliases=('pad',), infer_shape=_pad_shape, params=[
-    Enum('mode', ('constant', 'edge', 'reflect'), doc='How to fill the border.'),
-    Shape('pad_width', doc='(before, after) per axis, zeros for N and C.'),
-    Float('constant_value', 0.0, doc='The fill value of mode \'constant\'.')]))
-
-
 # ---------------------------------------------------------------------- blocks <-> channels
 def _check_blocks(op, data, block_size, channels_divisible):
     if data.ndim != 4:

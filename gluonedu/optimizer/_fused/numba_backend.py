@@ -1,26 +1,30 @@
-"""The numba path: each rule compiled into one parallel loop over the flat buffers.
+"""The numba path: each kernel compiled into one parallel loop over the flat buffers.
 
 numba is optional (``pip install gluonedu[fast]``). It is looked for when the package
 is imported (cheaply: ``importlib.util.find_spec``) and imported the first time a fused
 step runs on the CPU. ``GLUONEDU_NUMBA=0`` turns it off (the NumPy flat path remains).
 
-For every rule of :mod:`.rules` we generate a loop of this shape (here for Adam)::
+For every :class:`~gluonedu.optimizer.fastpath.Kernel` we generate, from the rule's own
+signature, loops of this shape (here for Adam; every name is the rule's)::
 
     @njit(parallel=True, cache=True, error_model='numpy')
-    def adam_loop(w, g, s0, s1, lo, hi, seg, p0, p1, c0, c1, ..., c6):
-        for c in prange(len(lo)):               # chunks, spread over the cores
-            a, b, k = lo[c], hi[c], seg[c]      # k: the parameter (its lr, wd)
-            adam_chunk(w[a:b], g[a:b], s0[a:b], s1[a:b], p0[k], p1[k], c0, ..., c6)
+    def loop(weight, grad, mean, var, _lo, _hi, _seg, lr, wd, rescale, ..., epsilon):
+        for _c in prange(len(_lo)):              # chunks, spread over the cores
+            _a, _b, _k = _lo[_c], _hi[_c], _seg[_c]   # _k: the parameter (its lr, wd)
+            chunk(weight[_a:_b], grad[_a:_b], mean[_a:_b], var[_a:_b], lr[_k], wd[_k],
+                  rescale, ..., epsilon)
 
-    def adam_chunk(w, g, s0, s1, q0, q1, c0, ..., c6):   # serial, vectorised
-        for i in range(len(w)):
-            w[i], s0[i], s1[i] = adam(w[i], g[i], s0[i], s1[i], q0, q1, c0, ..., c6)
+    def chunk(weight, grad, mean, var, lr, wd, rescale, ..., epsilon):   # serial
+        for _i in range(len(weight)):
+            weight[_i], mean[_i], var[_i] = rule(weight[_i], grad[_i], mean[_i], var[_i],
+                                                 lr, wd, rescale, ..., epsilon)
 
-so one step reads and writes every buffer once. A rule's read-only inputs (SGLD's noise,
-LBSGD's sums: :data:`INPUTS`) are sliced like the states, ``r0..`` after ``s0..``, and
-never written. The loops are written to a small module file in numba's cache directory
+so one step reads and writes every buffer once; ``loop_sums`` also sums, per chunk, the
+squares a Recorder's norms need, and ``rows`` runs the rule over the rows of a row_sparse
+gradient. Each kernel's loops are written to a small module file in numba's cache
+directory (named by a digest of that source and of the rule's and its helpers' source)
 and compiled with ``cache=True``, so a new process loads them instead of compiling
-(about a second per rule the first time). The cache lives in ``$NUMBA_CACHE_DIR`` if
+(about a second per kernel the first time). The cache lives in ``$NUMBA_CACHE_DIR`` if
 set, else inside the virtual environment (``<sys.prefix>/var/numba-cache``) when
 writable, else in the temp directory — never in ``$HOME``. Rules are compiled without
 fastmath, so float32 operations are exact IEEE operations in the reference's order (no
@@ -32,34 +36,18 @@ import inspect
 import os
 import sys
 import tempfile
+import types
 
 import numpy as np
 
-from . import rules as _rules
-
-__all__ = ['available', 'NumbaBackend', 'cache_dir']
-
-#: rule name -> (number of state arrays, number of per-segment scalars); the rest of a
-#: rule's arguments after (w, g) are constants.
-SHAPES = {
-    'sgd_momentum': (1, 3), 'sgd_no_momentum': (0, 2), 'sgd_plain': (0, 2),
-    'nag_momentum': (1, 2), 'signum': (1, 2), 'signsgd': (0, 2),
-    'dcasgd_momentum': (2, 2), 'dcasgd': (1, 2), 'adam': (2, 2), 'adamax': (2, 2),
-    'nadam': (2, 7), 'lamb_direction': (3, 3), 'lamb_apply': (0, 1), 'rmsprop': (1, 2),
-    'rmsprop_centered': (3, 2), 'adagrad': (1, 2), 'adadelta': (2, 1), 'ftml': (3, 3),
-    'ftrl': (2, 2), 'lbsgd_momentum': (1, 2), 'lbsgd_plain': (0, 2), 'sgld': (0, 2),
-}
-
-#: rule name -> number of read-only input arrays after the states (SGLD's noise, LBSGD's
-#: accumulated gradient); 0 for the rules not listed. They are read, never written.
-INPUTS = {'lbsgd_momentum': 1, 'lbsgd_plain': 1, 'sgld': 1}
-
-#: The rules the lazy row_sparse path (:mod:`.lazy`) runs row by row, shaped as SHAPES.
-ROW_SHAPES = {'sgd_momentum': (1, 3), 'sgd_no_momentum': (0, 2), 'sgd_plain': (0, 2),
-              'adam': (2, 2), 'adagrad': (1, 2), 'sparse_adagrad': (1, 1)}
-
+__all__ = ['available', 'NumbaBackend', 'cache_dir', 'compiled', 'kernel_module',
+           'PARALLEL_MIN']
 
 _INSTALLED = importlib.util.find_spec('numba') is not None  # looked up once, at import
+
+#: Groups smaller than this (elements) run on one thread: waking a second thread costs
+#: more than it saves there (and, on a busy 2-core machine, milliseconds per step).
+PARALLEL_MIN = 1 << 22
 
 
 def available():
@@ -81,158 +69,147 @@ def cache_dir():
     return os.path.join(tempfile.gettempdir(), 'gluonedu-numba-cache-%s' % os.getuid())
 
 
-def _argument_names(rule, n_states, n_per_segment, n_inputs=0):
-    """Names for a generated loop's arguments after (w, g): states ``s0..`` and read-only
-    inputs ``r0..`` (arrays), per-segment arrays ``p0..`` (``q0..`` once indexed),
-    constants ``c0..``."""
-    n_args = len(inspect.signature(rule).parameters)
-    n_constants = n_args - 2 - n_states - n_inputs - n_per_segment
-    return (['s%d' % i for i in range(n_states)], ['r%d' % i for i in range(n_inputs)],
-            ['p%d' % i for i in range(n_per_segment)],
-            ['q%d' % i for i in range(n_per_segment)],
-            ['c%d' % i for i in range(n_constants)])
+def _helpers(function):
+    """The plain Python functions ``function`` calls by a global name (e.g. ``clip``)."""
+    found = {}
+    for name in function.__code__.co_names:
+        value = function.__globals__.get(name)
+        if isinstance(value, types.FunctionType):
+            found[name] = value
+    return found
 
 
-def _loop_source(name):
-    """The source of the parallel loop around rule ``name``.
+def compiled(function, module_name):
+    """``function`` compiled for inlining, with the Python functions it calls compiled too.
 
-    The inner loop is its own (serial) function over slices of one chunk: LLVM then
-    vectorises it; a loop written inline under ``prange`` runs at half the speed.
+    ``module_name``: the generated module's; numba's cache finds the functions by it.
     """
-    n_states, n_per_segment = SHAPES[name]
-    s, r, p, q, c = _argument_names(_rules.RULES[name], n_states, n_per_segment,
-                                    INPUTS.get(name, 0))
-    return '''
-@numba.njit(cache=True, error_model='numpy')
-def {name}_chunk({chunk_head}):
-    for i in range(w.shape[0]):
-        {outputs}, = {name}({inputs})
+    import numba
+    namespace = dict(function.__globals__, __name__=module_name)
+    namespace.update({name: compiled(helper, module_name)
+                      for name, helper in _helpers(function).items()})
+    rebuilt = types.FunctionType(function.__code__, namespace, function.__name__,
+                                 function.__defaults__, function.__closure__)
+    return numba.njit(inline='always', error_model='numpy')(rebuilt)
 
 
-@numba.njit(parallel=True, cache=True, error_model='numpy')
-def {name}_loop({loop_head}):
-    for c in numba.prange(lo.shape[0]):
-        a = lo[c]
-        b = hi[c]
-        k = seg[c]
-        {name}_chunk({chunk_args})
-'''.format(
-        name=name,
-        chunk_head=', '.join(['w', 'g'] + s + r + q + c),
-        loop_head=', '.join(['w', 'g'] + s + r + ['lo', 'hi', 'seg'] + p + c),
-        outputs=', '.join(['w[i]'] + ['%s[i]' % x for x in s]),
-        inputs=', '.join(['w[i]', 'g[i]'] + ['%s[i]' % x for x in s + r] + q + c),
-        chunk_args=', '.join(['%s[a:b]' % x for x in ['w', 'g'] + s + r] +
-                             ['%s[k]' % x for x in p] + c))
+def _sources(function, seen=None):
+    """The source of ``function`` and of every helper it calls (for the cache's digest)."""
+    seen = {} if seen is None else seen
+    if function not in seen:
+        seen[function] = inspect.getsource(function)
+        for helper in _helpers(function).values():
+            _sources(helper, seen)
+    return seen.values()
 
 
-def _loop_with_sums_source(name):
-    """The loop around rule ``name`` that also sums, per chunk, the squares a Recorder's
-    norms need: of the new weight, the gradient, the update (new - old weight) and each
-    new state, in float64.
-
-    Each chunk keeps its old weights in ``before`` (a scratch buffer), runs the plain
-    vectorised update, then sums while the chunk is still in cache: memory is streamed
-    once, as without norms. ``out[c]`` receives chunk ``c``'s sums in that order.
-    """
-    n_states, n_per_segment = SHAPES[name]
-    s, r, p, q, c = _argument_names(_rules.RULES[name], n_states, n_per_segment,
-                                    INPUTS.get(name, 0))
-    return '''
-@numba.njit(cache=True, error_model='numpy')
-def {name}_chunk_sums({chunk_head}, before, out):
-    for i in range(w.shape[0]):
-        before[i] = w[i]
-    {name}_chunk({chunk_call})
-    squares_{n_states}({squares_args}, out)
+def _element_update(kernel):
+    """The rule applied to element ``_i``: each argument by its name, arrays indexed."""
+    call = ', '.join('%s[_i]' % n if n in kernel.arrays else n for n in kernel.parameters)
+    return '%s, = rule(%s)' % (', '.join('%s[_i]' % n for n in kernel.writes), call)
 
 
-@numba.njit(parallel=True, cache=True, error_model='numpy')
-def {name}_loop_sums({loop_head}, before, out):
-    for c in numba.prange(lo.shape[0]):
-        a = lo[c]
-        b = hi[c]
-        k = seg[c]
-        {name}_chunk_sums({chunk_args}, before[a:b], out[c])
-'''.format(
-        name=name, n_states=n_states,
-        chunk_head=', '.join(['w', 'g'] + s + r + q + c),
-        chunk_call=', '.join(['w', 'g'] + s + r + q + c),
-        squares_args=', '.join(['w', 'g', 'before'] + s),
-        loop_head=', '.join(['w', 'g'] + s + r + ['lo', 'hi', 'seg'] + p + c),
-        chunk_args=', '.join(['%s[a:b]' % x for x in ['w', 'g'] + s + r] +
-                             ['%s[k]' % x for x in p] + c))
+def _module_source(kernel):
+    """The generated module of ``kernel``: chunk, loop, loop_sums, rows (see above)."""
+    arrays, per_parameter, constants = kernel.arrays, kernel.per_parameter, kernel.constants
+    states = [n for n in kernel.writes if n != 'weight']
+    scalars = list(per_parameter) + list(constants)
+    lines = [
+        '"""Generated by gluonedu.optimizer._fused.numba_backend for kernel %s; do not '
+        'edit."""' % kernel.name,
+        'import numba',
+        'import numpy as np',
+        'from gluonedu.optimizer._fused.numba_backend import compiled',
+        'from gluonedu.optimizer.fastpath import KERNELS',
+        '',
+        'rule = compiled(KERNELS[%r].rule, __name__)' % kernel.name,
+        '',
+        '',
+        "@numba.njit(cache=True, error_model='numpy')",
+        'def chunk(%s):' % ', '.join(list(arrays) + scalars),
+        '    for _i in range(%s.shape[0]):' % arrays[0],
+        '        ' + _element_update(kernel),
+        '',
+        '',
+        "@numba.njit(parallel=True, cache=True, error_model='numpy')",
+        'def loop(%s):' % ', '.join(list(arrays) + ['_lo', '_hi', '_seg'] + scalars),
+        '    for _c in numba.prange(_lo.shape[0]):',
+        '        _a = _lo[_c]',
+        '        _b = _hi[_c]',
+        '        _k = _seg[_c]',
+        '        chunk(%s)' % ', '.join(['%s[_a:_b]' % n for n in arrays] +
+                                       ['%s[_k]' % n for n in per_parameter] + list(constants)),
+    ]
+    if 'weight' in kernel.writes and 'grad' in arrays:
+        totals = ['_t_weight', '_t_grad', '_t_update'] + ['_t_%s' % n for n in states]
+        squares = [('_t_weight', 'weight[_i]'), ('_t_grad', 'grad[_i]'),
+                   ('_t_update', None)] + [('_t_%s' % n, '%s[_i]' % n) for n in states]
+        lines += [
+            '',
+            '',
+            "@numba.njit(cache=True, error_model='numpy', fastmath={'reassoc'})",
+            'def squares(%s, _before, _out):' % ', '.join(['weight', 'grad'] + states),
+        ] + ['    %s = 0.0' % t for t in totals] + [
+            '    for _i in range(weight.shape[0]):',
+        ]
+        for total, value in squares:
+            lines.append('        _x = np.float64(weight[_i]) - np.float64(_before[_i])'
+                         if value is None else '        _x = np.float64(%s)' % value)
+            lines.append('        %s += _x * _x' % total)
+        lines += ['    _out[%d] = %s' % (j, t) for j, t in enumerate(totals)]
+        lines += [
+            '',
+            '',
+            "@numba.njit(cache=True, error_model='numpy')",
+            'def chunk_sums(%s, _before, _out):' % ', '.join(list(arrays) + scalars),
+            '    for _i in range(weight.shape[0]):',
+            '        _before[_i] = weight[_i]',
+            '    chunk(%s)' % ', '.join(list(arrays) + scalars),
+            '    squares(%s, _before, _out)' % ', '.join(['weight', 'grad'] + states),
+            '',
+            '',
+            "@numba.njit(parallel=True, cache=True, error_model='numpy')",
+            'def loop_sums(%s, _before, _out):' % ', '.join(
+                list(arrays) + ['_lo', '_hi', '_seg'] + scalars),
+            '    for _c in numba.prange(_lo.shape[0]):',
+            '        _a = _lo[_c]',
+            '        _b = _hi[_c]',
+            '        _k = _seg[_c]',
+            '        chunk_sums(%s, _before[_a:_b], _out[_c])' % ', '.join(
+                ['%s[_a:_b]' % n for n in arrays] + ['%s[_k]' % n for n in per_parameter] +
+                list(constants)),
+        ]
+    if set(arrays) - set(kernel.writes) == {'grad'}:
+        # Rows: every array but the gradient is 2-D (all rows of the weight); grad holds
+        # the gradient's stored rows, _rows their row ids.
+        written = list(kernel.writes)
+        checks = ''.join(' or %s.shape != %s.shape' % (n, written[0]) for n in written[1:])
+        lines += [
+            '',
+            '',
+            "@numba.njit(parallel=True, cache=True, error_model='numpy')",
+            'def rows(%s):' % ', '.join(list(arrays) + ['_rows'] + scalars),
+            '    if grad.shape[0] != _rows.shape[0] or grad.shape[1] != %s.shape[1]%s:'
+            % (written[0], checks),
+            '        return False',
+            '    for _r in range(_rows.shape[0]):',
+            '        if _rows[_r] < 0 or _rows[_r] >= %s.shape[0] or (_r > 0 and _rows[_r] <= '
+            '_rows[_r - 1]):' % written[0],
+            '            return False',
+            '    for _r in numba.prange(_rows.shape[0]):',
+            '        _k = _rows[_r]',
+            '        chunk(%s)' % ', '.join(['grad[_r]' if n == 'grad' else '%s[_k]' % n
+                                             for n in arrays] + scalars),
+            '    return True',
+        ]
+    return '\n'.join(lines) + '\n'
 
 
-def _squares_source(n_states):
-    """``squares_<n>``: float64 sums of squares over one chunk, for the norms.
-
-    Compiled with fastmath's ``reassoc`` only, so that LLVM may vectorise the sums (they
-    are then added in another order than NumPy's, a difference in the last digits of a
-    reported norm); the update itself is compiled without any fastmath.
-    """
-    s = ['s%d' % i for i in range(n_states)]
-    totals = ['t_w', 't_g', 't_u'] + ['t_%s' % x for x in s]
-    state_sums = ''.join('\n        x = np.float64(%s[i])\n        t_%s += x * x' % (x, x)
-                         for x in s)
-    return '''
-@numba.njit(cache=True, error_model='numpy', fastmath={{'reassoc'}})
-def squares_{n}({head}, out):
-    {zeros}
-    for i in range(w.shape[0]):
-        x = np.float64(w[i])
-        t_w += x * x
-        x = np.float64(g[i])
-        t_g += x * x
-        x = np.float64(w[i]) - np.float64(before[i])
-        t_u += x * x{state_sums}
-    {stores}
-'''.format(n=n_states, head=', '.join(['w', 'g', 'before'] + s),
-           zeros='\n    '.join('%s = 0.0' % t for t in totals), state_sums=state_sums,
-           stores='\n    '.join('out[%d] = %s' % (j, t) for j, t in enumerate(totals)))
+_COMMON = '''"""Generated by gluonedu.optimizer._fused.numba_backend; do not edit."""
+import numba
+import numpy as np
 
 
-def _rows_source(name):
-    """The parallel loop around rule ``name`` over the rows of a row_sparse gradient.
-
-    ``w`` and the states are 2-D (all rows of the weight, each row flattened), ``g``
-    holds the gradient's k stored rows and ``rows`` their row ids: row ``rows[r]`` of
-    ``w`` and the states is updated from ``g[r]``; no other row is read or written. The
-    scalars are those of one parameter. The rows are written in parallel, so the loop
-    first checks (serially, cheaply) that the row ids are increasing and in range and
-    the shapes agree; if not, it writes nothing and returns False.
-    """
-    n_states, n_per_segment = ROW_SHAPES[name]
-    s, _, _, q, c = _argument_names(getattr(_rules, name), n_states, n_per_segment)
-    return '''
-@numba.njit(cache=True, error_model='numpy')
-def {name}_row({row_head}):
-    for i in range(w.shape[0]):
-        {outputs}, = {name}({inputs})
-
-
-@numba.njit(parallel=True, cache=True, error_model='numpy')
-def {name}_rows({rows_head}):
-    if g.shape[0] != rows.shape[0] or g.shape[1] != w.shape[1]{state_checks}:
-        return False
-    for r in range(rows.shape[0]):
-        if rows[r] < 0 or rows[r] >= w.shape[0] or (r > 0 and rows[r] <= rows[r - 1]):
-            return False
-    for r in numba.prange(rows.shape[0]):
-        k = rows[r]
-        {name}_row({row_args})
-    return True
-'''.format(
-        name=name,
-        row_head=', '.join(['w', 'g'] + s + q + c),
-        rows_head=', '.join(['w', 'g'] + s + ['rows'] + q + c),
-        state_checks=''.join(' or %s.shape != w.shape' % x for x in s),
-        outputs=', '.join(['w[i]'] + ['%s[i]' % x for x in s]),
-        inputs=', '.join(['w[i]', 'g[i]'] + ['%s[i]' % x for x in s] + q + c),
-        row_args=', '.join(['w[k]', 'g[r]'] + ['%s[k]' % x for x in s] + q + c))
-
-
-_SUMS = '''
 @numba.njit(parallel=True, cache=True, error_model='numpy')
 def chunk_sums_of_squares(x, lo, hi, out):
     """out[c] = sum over chunk c of float64(x*x) (the square in x's dtype)."""
@@ -243,112 +220,97 @@ def chunk_sums_of_squares(x, lo, hi, out):
         out[c] = total
 '''
 
-
-def _module_source():
-    parts = ['"""Generated by gluonedu.optimizer._fused.numba_backend; do not edit."""',
-             'import types', 'import numba', 'import numpy as np',
-             'from gluonedu.optimizer._fused import rules as _rules', '',
-             '# The rules, compiled; their helpers _clip and _sgd_step must be compiled too.',
-             "_helpers = dict(vars(_rules), _clip=numba.njit(inline='always')(_rules._clip),",
-             "                __name__=__name__)  # numba's cache re-imports it by this name",
-             '', 'def _compiled(rule):',
-             '    rule = types.FunctionType(rule.__code__, _helpers, rule.__name__)',
-             "    return numba.njit(inline='always', error_model='numpy')(rule)", '',
-             "_helpers['_sgd_step'] = _compiled(_rules._sgd_step)", '']
-    for name in SHAPES:
-        parts.append("%s = _compiled(_rules.%s)" % (name, name))
-    parts.extend(_loop_source(name) for name in SHAPES)
-    parts.extend(_squares_source(n) for n in sorted({n for n, _ in SHAPES.values()}))
-    parts.extend(_loop_with_sums_source(name) for name in SHAPES)
-    parts.extend('%s = _compiled(_rules.%s)' % (name, name)
-                 for name in ROW_SHAPES if name not in SHAPES)
-    parts.extend(_rows_source(name) for name in ROW_SHAPES)
-    parts.append(_SUMS)
-    return '\n'.join(parts)
+_MODULES = {}
 
 
-_MODULE = None
+def _load(name, source, digest_extra=''):
+    """Import the generated module ``source`` (written once per digest, then reused)."""
+    directory = cache_dir()
+    os.environ.setdefault('NUMBA_CACHE_DIR', directory)
+    import numba
+    if not numba.config.CACHE_DIR:
+        numba.config.CACHE_DIR = directory
+    digest = hashlib.sha1((source + digest_extra).encode()).hexdigest()[:12]
+    module_name = 'gluonedu_fused_%s_%s' % (name, digest)
+    os.makedirs(directory, exist_ok=True)
+    path = os.path.join(directory, module_name + '.py')
+    if not os.path.exists(path):
+        tmp = '%s.%d.tmp' % (path, os.getpid())
+        with open(tmp, 'w') as f:
+            f.write(source)
+        os.replace(tmp, path)  # atomic: concurrent processes never see half a file
+    spec = importlib.util.spec_from_file_location(module_name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[module_name] = module  # numba's cache finds the module by name
+    spec.loader.exec_module(module)
+    return module
 
 
-def _kernels():
-    """The generated module (written once per version of the rules, then imported)."""
-    global _MODULE
-    if _MODULE is None:
-        directory = cache_dir()
-        os.environ.setdefault('NUMBA_CACHE_DIR', directory)
-        import numba
-        if not numba.config.CACHE_DIR:
-            numba.config.CACHE_DIR = directory
-        source = _module_source()
-        digest = hashlib.sha1((source + inspect.getsource(_rules)).encode()).hexdigest()[:12]
-        os.makedirs(directory, exist_ok=True)
-        path = os.path.join(directory, 'gluonedu_fused_%s.py' % digest)
-        if not os.path.exists(path):
-            tmp = '%s.%d.tmp' % (path, os.getpid())
-            with open(tmp, 'w') as f:
-                f.write(source)
-            os.replace(tmp, path)  # atomic: concurrent processes never see half a file
-        name = 'gluonedu_fused_%s' % digest
-        spec = importlib.util.spec_from_file_location(name, path)
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module  # numba's cache finds the module by name
-        spec.loader.exec_module(module)
-        _MODULE = module
-    return _MODULE
+def kernel_module(kernel):
+    """The compiled loops of ``kernel`` (a generated module, loaded once per process)."""
+    module = _MODULES.get(kernel.name)
+    if module is None:
+        module = _load(kernel.name, _module_source(kernel),
+                       ''.join(sorted(_sources(kernel.rule))))
+        _MODULES[kernel.name] = module
+    return module
 
 
-#: Groups smaller than this (elements) run on one thread: waking a second thread costs
-#: more than it saves there (and, on a busy 2-core machine, milliseconds per step).
-PARALLEL_MIN = 1 << 22
+def _common():
+    module = _MODULES.get(None)
+    if module is None:
+        module = _MODULES[None] = _load('common', _COMMON)
+    return module
 
 
 class NumbaBackend:
-    """Runs rules as compiled parallel loops over flat float32 buffers."""
+    """Runs kernels as compiled parallel loops over flat float32 buffers."""
     name = 'numba'
+    #: This backend can sum the squares a Recorder's norms need inside the update's pass.
+    sums_in_kernel = True
 
     def __init__(self):
         import numba
         self.numba = numba
-        self.kernels = _kernels()
 
-    def _threads(self, group):
-        """The thread count for ``group``'s loops (see PARALLEL_MIN)."""
-        return 1 if group.size < PARALLEL_MIN else self.numba.config.NUMBA_NUM_THREADS
+    def _threads(self, size):
+        """The thread count for ``size`` elements (see PARALLEL_MIN)."""
+        return 1 if size < PARALLEL_MIN else self.numba.config.NUMBA_NUM_THREADS
 
-    #: This backend can sum the squares a Recorder's norms need inside the update's pass.
-    sums_in_kernel = True
+    def run(self, kernel, run, arrays, per_parameter, constants, sums=None):
+        """Apply ``kernel`` in place over the flat buffers of ``run`` (a FlatRun; the
+        arrays and scalars in the kernel's order).
 
-    def run(self, rule_name, group, arrays, per_segment, constants, sums=None):
-        """Apply rule ``rule_name`` in place over the flat buffers.
-
-        ``arrays``: [w, g, *states, *inputs] (inputs: see :data:`INPUTS`).
         ``sums``: None, or a float64 array of shape (chunks, 3 + states) that receives,
-        per chunk, Σw'², Σg², Σ(w' - w)² and Σs'² for each state (see
-        :func:`_loop_with_sums_source`).
+        per chunk, Σw'², Σg², Σ(w' - w)² and Σs'² for each written state.
         """
-        n_arrays = 2 + SHAPES[rule_name][0] + INPUTS.get(rule_name, 0)
-        assert len(arrays) == n_arrays, (rule_name, len(arrays))
-        per_segment = [np.ascontiguousarray(p, dtype=np.float32) for p in per_segment]
+        per_parameter = [np.ascontiguousarray(p, dtype=np.float32) for p in per_parameter]
         constants = [np.float32(c) for c in constants]
-        self.numba.set_num_threads(self._threads(group))
-        lo, hi, seg = group.chunk_lo, group.chunk_hi, group.chunk_segment
+        self.numba.set_num_threads(self._threads(run.size))
+        module = kernel_module(kernel)
+        bounds = (run.chunk_lo, run.chunk_hi, run.chunk_segment)
         if sums is None:
-            getattr(self.kernels, rule_name + '_loop')(*arrays, lo, hi, seg, *per_segment,
-                                                       *constants)
+            module.loop(*arrays, *bounds, *per_parameter, *constants)
         else:
-            before = group.scratch('weight_before', arrays[0].dtype)
-            getattr(self.kernels, rule_name + '_loop_sums')(*arrays, lo, hi, seg,
-                                                            *per_segment, *constants,
-                                                            before, sums)
+            before = run.scratch('weight_before', arrays[kernel.arrays.index('weight')].dtype)
+            module.loop_sums(*arrays, *bounds, *per_parameter, *constants, before, sums)
+
+    def rows(self, kernel, arrays, rows, values):
+        """``kernel`` on the rows ``rows`` of the 2-D written arrays (the gradient's rows
+        in ``grad``); one parameter's scalar ``values``. False if the loop declined
+        (row ids not increasing or out of range, shapes that disagree): nothing written."""
+        size = arrays[kernel.arrays.index('grad')].size
+        self.numba.set_num_threads(self._threads(size))
+        return kernel_module(kernel).rows(*arrays, rows, *values)
 
     def segment_sums_of_squares(self, group, buffers):
         """Σx² per segment of each buffer (float32 squares summed in float64)."""
         out = []
         partial = np.empty(len(group.chunk_lo))
-        self.numba.set_num_threads(self._threads(group))
+        self.numba.set_num_threads(self._threads(group.size))
         for buffer in buffers:
-            self.kernels.chunk_sums_of_squares(buffer, group.chunk_lo, group.chunk_hi,
-                                               partial)
+            _common().chunk_sums_of_squares(buffer, group.chunk_lo, group.chunk_hi, partial)
             out.append(np.bincount(group.chunk_segment, weights=partial,
                                    minlength=len(group.sizes)))
         return out
+

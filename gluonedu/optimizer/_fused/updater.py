@@ -4,22 +4,30 @@ It *is* an :class:`~gluonedu.optimizer.Updater` (same states, same ``get_states`
 ``set_states``, same instrumentation events): only ``_apply`` — "run the optimizer on
 these parameters" — is replaced. For each run of parameters it
 
-1. decides whether the fast path applies (:func:`fast_path_refusal`); if not, the run
-   goes through the reference ``Updater._apply`` unchanged;
-2. finds (or builds) the run's :class:`~.flat.FlatGroup` — its weights, gradients and
-   states laid end to end, every parameter's arrays re-pointed to views of them;
-3. counts the updates and reads each parameter's lr and wd exactly as the reference
-   would (same scheduler calls, same ``lr_mult``/``wd_mult`` lookups, same order);
-4. runs the optimizer's rule once over the buffers (numba, NumPy or CuPy backend).
+1. decides whether the fast path applies (:func:`fast_path_refusal`, then the
+   optimizer's own ``fused_refusal``); if not, the run goes through the reference
+   ``Updater._apply`` unchanged;
+2. finds the run's flat buffers: a FlatGroup handed over by whoever owns the layout
+   (:meth:`FusedUpdater.use_flat_groups`: the Trainer, the KVStore), or one of its own;
+   the optimizer's states are laid out in the same segments (a :class:`~.run.FlatRun`);
+   a run holding row_sparse gradients becomes a :class:`~.run.LazyRun` instead;
+3. calls the optimizer's ``fused_step(run)`` (declared in the optimizer's own file, see
+   :mod:`gluonedu.optimizer.fastpath`), which counts the updates and reads each
+   parameter's lr and wd with ``begin_step`` — exactly as the reference — and applies
+   its kernels (numba, NumPy or CuPy backend).
 
-Which parameters take the fast path: dense weights and gradients of dtype float32, or
-float16 with ``multi_precision=True`` (the rule then runs on the float32 master
-copies). Runs holding row_sparse gradients go to :mod:`.lazy` (only the rows present
-are updated, for the optimizers MXNet updates lazily). Everything else — row_sparse
-weights, row_sparse cases :mod:`.lazy` declines, float16 without multi_precision,
-float64, a parameter listed twice, an optimizer without a spec (Test, subclasses), a
-configuration a spec declines (e.g. LBSGD parameters at different points of their
-gradient accumulation) — takes the reference path, one run at a time.
+Which parameters take the fast path: dense weights of dtype float32, or float16 with
+``multi_precision=True`` (the kernels then run on the float32 master copies); row_sparse
+gradients where the optimizer updates them lazily. Everything else — row_sparse weights,
+float16 without multi_precision, float64, a parameter listed twice, an optimizer
+without a fast path (Test, subclasses), a configuration the optimizer declines (e.g.
+LBSGD parameters at different points of their gradient accumulation), a momentum
+schedule over parameters whose update counts differ — takes the reference path, one run
+at a time.
+
+A momentum schedule (:class:`~gluonedu.optimizer.optimizer.ScheduledMomentum`) needs
+nothing else here: each ``fused_step`` reads ``self.momentum`` / ``self.beta1`` after
+``begin_step`` has counted, as the reference does, and gets the scheduled value.
 
 A *run* is what the reference processes as a unit: with aggregated optimizers (SGD,
 LARS, LAMB) all parameters of one dtype, else each maximal stretch of consecutive
@@ -30,15 +38,12 @@ import os
 
 import numpy as np
 
+from ..fastpath import has_fast_path
+from ..flat import FlatGroup
 from ..updater import Updater
-from . import lazy
-from .flat import FlatGroup
-from .norms import FlatNorms
-from .specs import Segments, spec_for
+from .run import FlatRun, LazyRun
 
 __all__ = ['FusedUpdater', 'fast_path_refusal', 'backend_name']
-
-_FAST_DTYPES = (np.float32,)
 
 
 def backend_name(context, requested=None):
@@ -64,7 +69,7 @@ def _make_backend(name):
         from .numba_backend import NumbaBackend
         return NumbaBackend()
     if name == 'cupy':
-        from .cupy_kernels import CupyBackend
+        from .cupy_backend import CupyBackend
         return CupyBackend()
     from .numpy_backend import NumpyBackend
     return NumpyBackend()
@@ -73,29 +78,52 @@ def _make_backend(name):
 def fast_path_refusal(optimizer, weights, grads, indices=None):
     """Why the run (``weights``, ``grads``) cannot take the fast path, or None if it can.
 
-    ``indices``: the run's parameter indices, for the specs that look at per-parameter
-    bookkeeping (LBSGD's gradient accumulation); None skips those checks.
+    ``indices``: the run's parameter indices, for the optimizer's own checks
+    (``fused_refusal``: its configuration, its per-parameter bookkeeping, row_sparse
+    gradients); None skips those.
     """
-    spec = spec_for(optimizer)
-    if spec is None:
+    if not has_fast_path(optimizer):
         return '%s has no fused kernel' % type(optimizer).__name__
-    _, reason = spec.rule(optimizer)
-    if reason:
-        return reason
-    if any(w.stype != 'default' for w in weights) or any(g.stype != 'default' for g in grads):
-        return 'row_sparse weights or gradients'
-    dtype = weights[0]._data.dtype
-    if dtype == np.float16 and not optimizer.multi_precision:
+    if any(w.stype != 'default' for w in weights):
+        return '%s weights' % next(w.stype for w in weights if w.stype != 'default')
+    if any(g.stype not in ('default', 'row_sparse') for g in grads):
+        return '%s gradients (the reference updates them as dense arrays)' % next(
+            g.stype for g in grads if g.stype not in ('default', 'row_sparse'))
+    dtype = weights[0].dtype
+    if dtype is np.float16 and not optimizer.multi_precision:
         return 'float16 without multi_precision'
-    if dtype not in (np.float32, np.float16):
-        return 'dtype %s' % dtype
-    if any(g._data.dtype != dtype for g in grads):
+    if dtype is not np.float32 and dtype is not np.float16:
+        return 'dtype %s' % np.dtype(dtype)
+    if any(g.dtype is not dtype for g in grads):
         return 'gradients of another dtype than the weights'
     if len({id(w) for w in weights}) != len(weights):
         return 'a parameter listed twice'
     if indices is not None:
-        return spec.refusal(optimizer, indices, weights)
+        return _refusal_now(optimizer, indices, weights, grads)
     return None
+
+
+def _refusal_now(optimizer, indices, weights, grads):
+    """What may decline a run whose arrays took the fast path before: the optimizer's
+    own conditions (its settings, its bookkeeping), and a momentum schedule."""
+    if _momentum_moves_within(optimizer, indices):
+        return ('a momentum schedule, and update counts that move num_update within the '
+                'run (its parameters see different momenta)')
+    return optimizer.fused_refusal(indices, weights, grads)
+
+
+def _momentum_moves_within(opt, indices):
+    """Whether a momentum schedule gives the run's parameters different momenta.
+
+    The reference reads the scheduled momentum after counting each parameter (or chunk);
+    one kernel call takes one momentum, read after counting them all. They agree unless
+    a later parameter's count raises ``num_update`` above where the first one left it.
+    """
+    if opt.scheduled_momentum() is None:
+        return False
+    begin = opt.begin_num_update
+    counts = [opt._index_update_count.get(i, begin) + 1 for i in indices]
+    return max(counts) > max(opt.num_update, counts[0])
 
 
 class FusedUpdater(Updater):
@@ -112,45 +140,57 @@ class FusedUpdater(Updater):
     def __init__(self, optimizer, backend=None):
         super().__init__(optimizer)
         self.requested_backend = backend
-        self._groups = {}     # (dtype, indices) -> FlatGroup
-        self._backends = {}   # name -> backend object
-        #: For teaching and tests: how the last call ran, [(indices, 'fused:<backend>'
-        #: or 'reference: <why>')].
+        self._runs_built = {}  # indices -> FlatRun
+        self._handed = {}      # first index -> (position, FlatGroup) handed over
+        self._backends = {}    # name -> backend object
+        #: For teaching and tests: how the last call ran, [(indices, 'fused:<backend>',
+        #: 'fused-lazy:<backend>' or 'reference: <why>')].
         self.last_paths = []
 
-    # ------------------------------------------------------------------ states
+    # ------------------------------------------------------------------ layout and states
+    def use_flat_groups(self, groups):
+        """Run on these FlatGroups (their owner's layout: the Trainer's, the KVStore's)
+        wherever a run's parameters lie in one of them, instead of laying out its own."""
+        self._handed = {index: (position, group) for group in groups
+                        for position, index in enumerate(group.indices)}
+
+    def flat_runs(self):
+        """The flat runs laid out so far (for teaching and tests)."""
+        return list(self._runs_built.values())
+
     def set_states(self, states):
         super().set_states(states)
-        self._groups.clear()  # the loaded states are new arrays: rebuild the views
+        self._runs_built.clear()  # the loaded states are new arrays: lay them out again
 
     def sync_state_context(self, state, context):
-        self._groups.clear()
+        self._runs_built.clear()
         return super().sync_state_context(state, context)
-
-    def flat_groups(self):
-        """The flat groups built so far (used by the Trainer's flat all-reduce)."""
-        return list(self._groups.values())
 
     # ------------------------------------------------------------------ one call
     def _apply(self, indices, weights, grads, norms=None):
         self.last_paths = []
         measured = {}
+        opt = self.optimizer
         for run in self._runs(indices, weights, grads):
             run_indices, run_weights, run_grads = (list(x) for x in zip(*run))
-            if lazy.has_row_sparse(run_weights, run_grads):  # lazy updates: see lazy.py
-                path, found = lazy.apply(self, run_indices, run_weights, run_grads, norms)
-                self.last_paths.append((tuple(run_indices), path))
-                measured.update(found)
-                continue
-            why = fast_path_refusal(self.optimizer, run_weights, run_grads, run_indices)
+            flat = self._built_run(run_indices, run_weights, run_grads)
+            # A run laid out before holds the same arrays: only the optimizer's own
+            # conditions (its settings, its bookkeeping) can have changed since.
+            why = _refusal_now(opt, run_indices, run_weights, run_grads) if flat else \
+                fast_path_refusal(opt, run_weights, run_grads, run_indices)
             if why is not None:
                 self.last_paths.append((tuple(run_indices), 'reference: ' + why))
                 measured.update(Updater._apply(self, run_indices, run_weights, run_grads,
                                                norms))
                 continue
             backend = self._backend_for(run_weights[0].context)
-            group = self._group_for(run_indices, run_weights, run_grads)
-            measured.update(self._fused_step(group, backend, norms))
+            if flat is None and any(g.stype == 'row_sparse' for g in run_grads):
+                measured.update(self._lazy_step(run_indices, run_weights, run_grads,
+                                                backend, norms))
+                self.last_paths.append((tuple(run_indices), 'fused-lazy:' + backend.name))
+                continue
+            flat = flat or self._new_flat_run(run_indices, run_weights, run_grads)
+            measured.update(flat.step(opt, backend, norms))
             self.last_paths.append((tuple(run_indices), 'fused:' + backend.name))
         return measured
 
@@ -170,6 +210,10 @@ class FusedUpdater(Updater):
                 runs.append([item])
         return runs
 
+    def _per_call(self):
+        """How many parameters one call of the reference Updater hands the optimizer."""
+        return max(1, self.optimizer.aggregate_num) if self.aggregate_updates else 1
+
     def _backend_for(self, context):
         name = backend_name(context, self.requested_backend)
         if name not in self._backends:
@@ -177,91 +221,44 @@ class FusedUpdater(Updater):
         return self._backends[name]
 
     def _group_for(self, indices, weights, grads):
-        key = (weights[0]._data.dtype, tuple(indices))
-        group = self._groups.get(key)
-        if group is not None and group.is_current(weights, grads):
-            return group
-        spec = spec_for(self.optimizer)
-        multi_precision = self.optimizer.multi_precision and \
-            weights[0]._data.dtype == np.float16
-        masters, states = [], []
-        for index in indices:
-            master, arrays = spec.split_state(self.optimizer, self.states[index],
-                                              multi_precision)
-            masters.append(master)
-            states.append(arrays)
-        group = FlatGroup(weights[0]._xp, indices, weights, grads,
-                          masters if multi_precision else None, states,
-                          aggregated=self.aggregate_updates)
-        # A parameter belongs to one group: forget groups that shared its arrays.
-        for old_key in [k for k in self._groups if set(k[1]) & set(indices)]:
-            del self._groups[old_key]
-        self._groups[key] = group
-        return group
+        """A handed FlatGroup holding exactly these parameters, in order, or None."""
+        position, group = self._handed.get(indices[0], (None, None))
+        if group is None or tuple(indices) != group.indices[position:position + len(indices)]:
+            return None
+        part = group.segments(position, position + len(indices))
+        return part if part.is_current(weights, grads) else None
 
-    def _fused_step(self, group, backend, norms=None):
-        """One step of ``group``; returns the norms measured for ``norms`` (see reporting)."""
-        opt = self.optimizer
-        spec = spec_for(opt)
-        measuring = None
-        if norms is not None:
-            measuring = FlatNorms(norms, group, opt, self.states[group.indices[0]],
-                                  in_kernel=backend.sums_in_kernel and spec.sums_in_kernel)
-        indices = group.indices
-        if spec.counting == 'custom':
-            seg = Segments(indices, None, None, None)
-        else:
-            chunk = max(1, opt.aggregate_num) if (spec.counting == 'chunks' and
-                                                  self.aggregate_updates) else 1
-            seg = _count_and_read(opt, indices, chunk,
-                                  read_first=spec.counting == 'read_first')
-        if group.multi_precision:
-            group.load_grad32()
-        spec.run(opt, group, seg, backend, measuring.kernel_sums() if measuring else None)
-        if group.multi_precision:
-            group.store_weight16()
-        if measuring is None:
+    def _built_run(self, indices, weights, grads):
+        """The FlatRun laid out for these parameters, if it still holds their arrays (the
+        owner's group, if one was handed over) and states; else None."""
+        run = self._runs_built.get(tuple(indices))
+        if run is None:
+            return None
+        group = self._group_for(indices, weights, grads)
+        if group is not run.group and (group is not None or
+                                       not run.group.is_current(weights, grads)):
+            return None
+        return run if run.is_current(run.group, [self.states[i] for i in indices]) else None
+
+    def _new_flat_run(self, indices, weights, grads):
+        group = self._group_for(indices, weights, grads)
+        if group is None:   # nobody handed these parameters over: lay them out here
+            group = FlatGroup(indices, weights, grads)
+        run = FlatRun(group, self.optimizer, [self.states[i] for i in indices],
+                      self._per_call())
+        # A parameter belongs to one run: forget runs that shared its arrays.
+        for old_key in [k for k in self._runs_built if set(k) & set(indices)]:
+            del self._runs_built[old_key]
+        self._runs_built[tuple(indices)] = run
+        return run
+
+    def _lazy_step(self, indices, weights, grads, backend, norms=None):
+        """One step of a run holding row_sparse gradients (measured as the reference)."""
+        before = norms.before(weights) if norms else None
+        run = LazyRun(self.optimizer, [self.states[i] for i in indices], indices, weights,
+                      grads, backend, self._per_call())
+        self.optimizer.fused_step(run)
+        if norms is None:
             return {}
-        return measuring.result(opt, [self.states[i] for i in group.indices])
-
-
-def _count_and_read(opt, indices, chunk, read_first=False):
-    """Count one update of each index and read its lr and wd, as the reference does.
-
-    The reference counts index by index (``chunk=1``) or a whole multi-tensor call of
-    ``chunk`` indices at a time, and reads the learning rates after each; the scheduler
-    sees the running maximum of the counts (``num_update``) at each read.
-    ``read_first``: each index's lr is read *before* it is counted (LBSGD), so the
-    scheduler sees ``num_update`` as the previous indices left it.
-    """
-    counts = opt._index_update_count
-    begin = opt.begin_num_update
-    t = np.array([counts.get(i, begin) + 1 for i in indices], dtype=np.int64)
-    counts.update(zip(indices, t.tolist()))
-    running = np.maximum.accumulate(np.maximum(t, opt.num_update))
-    if read_first:   # the num_update each read sees
-        seen = np.concatenate([[opt.num_update], running[:-1]]).astype(np.int64)
-    elif chunk > 1:
-        last = np.minimum((np.arange(len(t)) // chunk + 1) * chunk, len(t)) - 1
-        seen = running[last]
-    else:
-        seen = running
-    opt.num_update = int(running[-1])
-    if opt.lr_scheduler is None:
-        base = np.full(len(t), float(opt.lr))
-    else:
-        values = {}
-        for n in seen.tolist():  # in order: schedulers may keep state
-            if n not in values:
-                values[n] = opt.lr_scheduler(n)
-        base = np.array([values[n] for n in seen.tolist()], dtype=np.float64)
-    params = opt.param_dict
-    if all(i in params for i in indices):  # the Trainer's case: read them off the Parameters
-        lr_mults = np.array([params[i].lr_mult for i in indices], dtype=np.float64)
-        wd_mults = np.array([params[i].wd_mult for i in indices], dtype=np.float64)
-    else:
-        lr_mults = np.array([opt._mult(i, opt.lr_mult, 'lr_mult') for i in indices],
-                            dtype=np.float64)
-        wd_mults = np.array([opt._mult(i, opt.wd_mult, 'wd_mult') for i in indices],
-                            dtype=np.float64)
-    return Segments(indices, base * lr_mults, opt.wd * wd_mults, t)
+        return norms.measure(self.optimizer, indices, weights, grads,
+                             [self.states[i] for i in indices], before)

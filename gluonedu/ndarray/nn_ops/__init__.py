@@ -1,0 +1,27 @@
+"""The operators of convolutional networks: convolution, pooling, normalization.
+
+MXNet 1.9.1's names, inputs, parameters and defaults; every operator records its
+gradient for ``autograd``. The map:
+
+* :mod:`.declare` — each operator declared once (:class:`~.declare.OpDef`) in the operator
+  table (:mod:`gluonedu.ndarray.registry`), which makes the ``nd`` function and its checks;
+* :mod:`.convolution` — Convolution, Deconvolution (and their shape inference);
+* :mod:`.pooling` — Pooling (max, avg, sum, lp; global; valid/full conventions);
+* :mod:`.normalization` — BatchNorm, LayerNorm, InstanceNorm, GroupNorm, L2Normalization;
+* :mod:`.activation` — LeakyReLU (leaky, prelu, elu, selu, gelu, rrelu);
+* :mod:`.resize` — UpSampling (nearest), pad;
+* :mod:`.kernels` — the array kernels: a readable reference beside a fast one.
+"""
+from .activation import LeakyReLU
+from .convolution import Convolution, Deconvolution, convolution_shapes, deconvolution_shapes
+from .kernels import use_kernels
+from .normalization import BatchNorm, GroupNorm, InstanceNorm, L2Normalization, LayerNorm
+from .pooling import Pooling, pooling_shape
+from .resize import Pad, UpSampling, pad
+
+#: The operators, exported by ``gluonedu.ndarray``.
+OPERATORS = ['Convolution', 'Deconvolution', 'Pooling', 'BatchNorm', 'LayerNorm',
+             'InstanceNorm', 'GroupNorm', 'L2Normalization', 'LeakyReLU', 'UpSampling',
+             'pad', 'Pad']
+
+__all__ = OPERATORS

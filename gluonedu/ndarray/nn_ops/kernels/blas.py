@@ -1,0 +1,81 @@
+"""Matrix products for the fast kernels: thread count by size, and accumulation in place.
+
+OpenBLAS splits even small products over all its threads. For the products of a small
+network (LeNet on 8×8 digits: a few hundred thousand multiply-adds) starting and
+joining the threads costs more than the arithmetic, and on a machine whose cores are
+busy a thread that waits for a core stalls the whole product — ten times slower,
+measured. So a kernel whose products add up to fewer than :data:`SINGLE_THREAD_BELOW`
+multiply-adds runs them on one thread (:func:`threads_for`, through threadpoolctl's
+handle on the BLAS library, if installed); larger ones use every BLAS thread.
+
+:func:`accumulate` is ``c += a @ b`` in one BLAS call (GEMM with β = 1, through SciPy's
+BLAS wrappers), without the temporary and the extra pass over ``c`` of NumPy's
+``c += a @ b``.
+"""
+import contextlib
+import importlib.util
+
+import numpy as np
+
+__all__ = ['threads_for', 'accumulate', 'can_accumulate', 'SINGLE_THREAD_BELOW']
+
+#: Kernels with fewer multiply-adds than this run on one BLAS thread.
+SINGLE_THREAD_BELOW = 1 << 23
+
+_HAS_SCIPY = importlib.util.find_spec('scipy') is not None
+_blas_libraries = None
+
+
+def _libraries():
+    """threadpoolctl's controllers of the BLAS libraries (found once; [] without it).
+
+    NumPy's and SciPy's (which :func:`accumulate` calls) are separate libraries: SciPy's
+    is loaded first, so that both are found.
+    """
+    global _blas_libraries
+    if _blas_libraries is None:
+        _blas_libraries = []
+        if importlib.util.find_spec('threadpoolctl') is not None:
+            if _HAS_SCIPY:
+                import scipy.linalg.blas  # noqa: F401  (loads SciPy's BLAS library)
+            from threadpoolctl import ThreadpoolController
+            _blas_libraries = ThreadpoolController().select(user_api='blas').lib_controllers
+    return _blas_libraries
+
+
+@contextlib.contextmanager
+def _one_thread(libraries):
+    previous = [lib.num_threads for lib in libraries]
+    for lib in libraries:
+        lib.set_num_threads(1)
+    try:
+        yield
+    finally:
+        for lib, threads in zip(libraries, previous):
+            lib.set_num_threads(threads)
+
+
+def threads_for(xp, macs):
+    """A context for a kernel of ``macs`` multiply-adds: one BLAS thread if it is small."""
+    if xp is not np or macs >= SINGLE_THREAD_BELOW or not _libraries():
+        return contextlib.nullcontext()
+    return _one_thread(_libraries())
+
+
+def can_accumulate(xp, dtype):
+    """Whether :func:`accumulate` runs in place for arrays of ``dtype`` on ``xp``."""
+    return xp is np and _HAS_SCIPY and np.dtype(dtype) in (np.float32, np.float64)
+
+
+def accumulate(c, a, b):
+    """``c += a @ b`` for 2-D NumPy arrays, ``c`` and ``a`` C-contiguous (see
+    :func:`can_accumulate`); ``b`` C- or Fortran-contiguous (a transposed matrix)."""
+    from scipy.linalg import blas as fblas
+    gemm = fblas.sgemm if c.dtype == np.float32 else fblas.dgemm
+    # In Fortran's column-major view a C-contiguous (m, n) array is its transpose:
+    # cᵀ += bᵀ · aᵀ.
+    if b.flags.c_contiguous:
+        op_b, transpose_b = b.T, False
+    else:
+        op_b, transpose_b = b, True
+    gemm(1.0, op_b, a.T, beta=1.0, c=c.T, overwrite_c=True, trans_a=transpose_b)

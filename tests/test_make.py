@@ -1,0 +1,82 @@
+"""The Makefile's promises, read from ``make -n`` (which prints recipes, runs none).
+
+Every ``make`` here gets a VENV and REF_VENV under a temp dir that does not exist, so
+nothing it could run would touch a real environment.
+"""
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+pytestmark = pytest.mark.skipif(shutil.which('make') is None, reason='make is not installed')
+
+
+def _dry_run(target, tmp_path):
+    env = {k: v for k, v in os.environ.items()
+           if k not in {'MAKEFLAGS', 'MFLAGS', 'MAKELEVEL', 'MAKEOVERRIDES'}}
+    out = subprocess.run(['make', '-n', '--no-print-directory', target,
+                          'VENV=%s' % (tmp_path / 'venv'), 'REF_VENV=%s' % (tmp_path / 'ref')],
+                         cwd=ROOT, env=env, capture_output=True, text=True, check=True)
+    return out.stdout
+
+
+def _extras(recipes):
+    """The extras of each ``pip install -e '.[...]'`` in the recipes."""
+    return [set(m.split(',')) for m in re.findall(r"pip install -e '\.\[([^\]]*)\]'", recipes)]
+
+
+def test_lab_installs_what_the_notebooks_need_and_test_adds_the_rest(tmp_path):
+    assert _extras(_dry_run('lab', tmp_path)) == [{'notebook', 'fast', 'tensorboard'}]
+    assert _extras(_dry_run('test', tmp_path)) == [
+        {'notebook', 'fast', 'tensorboard', 'test', 'dist', 'docs'}]
+
+
+def test_no_recipe_echoes_an_error_text_when_it_succeeds():
+    """make echoes each recipe line before running it; a line that would print "error:"
+    on failure must be silent (@), or a successful build shows the word."""
+    lines = (ROOT / 'Makefile').read_text(encoding='utf-8').splitlines()
+    loud = []
+    for i, line in enumerate(lines):
+        if not line.startswith('\t') or (i and lines[i - 1].endswith('\\')):
+            continue                              # not the first line of a recipe command
+        command = [line]
+        while command[-1].endswith('\\'):
+            command.append(lines[i + len(command)])
+        if 'error:' in '\n'.join(command) and not line.startswith('\t@'):
+            loud.append(line.strip())
+    assert not loud
+
+
+def test_a_scratch_notebook_is_the_teachers_own(tmp_path):
+    """An Untitled notebook in notebooks/ that fails is neither on make test's command
+    line nor collected, and the collection of everything else passes."""
+    scratch = ROOT / 'notebooks' / ('Untitled%s.ipynb' % uuid.uuid4().hex[:8])
+    nbformat = pytest.importorskip('nbformat')
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell("raise RuntimeError('a half-written lesson')")]
+    nbformat.write(nb, str(scratch))
+    try:
+        (command,) = [line for line in _dry_run('test', tmp_path).splitlines()
+                      if ' -m pytest ' in line]
+        args = shlex.split(command)
+        args = args[args.index('pytest') + 1:]
+        notebooks = sorted(a for a in args if a.endswith('.ipynb'))
+        assert notebooks == sorted(str(p.relative_to(ROOT)) for p in
+                                   (ROOT / 'notebooks').glob('[0-9][0-9]_*.ipynb'))
+        assert scratch.name not in command
+        collected = subprocess.run([sys.executable, '-m', 'pytest', '--collect-only', '-q',
+                                    '-p', 'no:cacheprovider'] + args,
+                                   cwd=ROOT, capture_output=True, text=True)
+        assert collected.returncode == 0, collected.stdout[-3000:] + collected.stderr[-3000:]
+        assert scratch.name not in collected.stdout
+        assert 'notebooks/11_optimizer_playground.ipynb::Cell 0' in collected.stdout
+    finally:
+        scratch.unlink()
