@@ -26,15 +26,34 @@ class Node:
         the ``__attribute__``\\ s (``__shape__``, ``__lr_mult__``, ...).
     inputs : the entries ``(node, index)`` it reads, in the operator's input order.
     params : the parsed parameters (from ``attrs``), as the operator runs with them.
+    versions : each input entry's version (MXNet's JSON writes it): by default 0, and for
+        a variable the operator updates in place (BatchNorm's running statistics), how many
+        operators updating it have been built so far, this one included.
     """
-    __slots__ = ('op', 'name', 'attrs', 'inputs', 'params')
+    __slots__ = ('op', 'name', 'attrs', 'inputs', 'params', 'versions', 'updates')
 
-    def __init__(self, op, name, attrs=None, inputs=(), params=None):
+    def __init__(self, op, name, attrs=None, inputs=(), params=None, versions=None):
         self.op = op
         self.name = name
         self.attrs = dict(attrs or {})
         self.inputs = list(inputs)
         self.params = params
+        self.updates = 0  # a variable's count of operators built to update it
+        self.versions = list(versions) if versions is not None else self._count_updates()
+
+    def _count_updates(self):
+        mutated = () if self.op is None else self.op.mutate_inputs
+        if not mutated:
+            return [0] * len(self.inputs)
+        names = self.op.list_inputs(self.params)
+        versions = []
+        for name, (child, _) in zip(names, self.inputs):
+            if name in mutated and child.op is None:
+                child.updates += 1
+                versions.append(child.updates)
+            else:
+                versions.append(0)
+        return versions
 
     def __repr__(self):
         return '<Node %s %s>' % ('null' if self.op is None else self.op.name, self.name)
@@ -113,7 +132,9 @@ def copy_graph(heads):
     copies = {}
     for node in topological(heads):
         copies[id(node)] = Node(node.op, node.name, node.attrs,
-                                [(copies[id(n)], i) for n, i in node.inputs], node.params)
+                                [(copies[id(n)], i) for n, i in node.inputs], node.params,
+                                node.versions)
+        copies[id(node)].updates = node.updates
     return [(copies[id(n)], i) for n, i in heads]
 
 

@@ -126,7 +126,8 @@ def dumps(symbol):
             w.key('attrs')
             w.value(node.attrs)
         w.key('inputs')
-        w.array([[index[id(n)], i, 0] for n, i in node.inputs], pod=True)
+        w.array([[index[id(n)], i, v] for (n, i), v in zip(node.inputs, node.versions)],
+                pod=True)
         w.end('}')
     w.end(']')
     w.key('arg_nodes')
@@ -236,8 +237,9 @@ class _Reader:
                     raise self.fail('%s has attribute %r of type %s, not a string'
                                     % (where, k, type(v).__name__))
             attrs.update(found)
-        inputs = [self.entry(e, i, where) for e in self.field(spec, 'inputs', list, where,
-                                                              default=[])]
+        specs = self.field(spec, 'inputs', list, where, default=[])
+        inputs = [self.entry(e, i, where) for e in specs]
+        versions = [e[2] if len(e) == 3 else 0 for e in specs]
         if op_name == 'null':
             if inputs:
                 raise self.fail('%s is a variable but has inputs' % where)
@@ -256,12 +258,15 @@ class _Reader:
         if self.legacy and len(inputs) < len(expected):
             # as MXNet upgrades such files: each missing input becomes a variable that
             # carries the operator's attributes
+            versions += [0] * (len(expected) - len(inputs))
             inputs += [(Node(None, '%s_%s' % (name, missing), attrs), 0)
                        for missing in expected[len(inputs):]]
         if len(inputs) != len(expected):
             raise self.fail('%s (%s) has %d inputs, but the operator takes %d with these '
                             'parameters' % (where, op_name, len(inputs), len(expected)))
-        return Node(op, name, attrs, inputs, params)
+        for (child, _), version in zip(inputs, versions):
+            child.updates = max(child.updates, version)
+        return Node(op, name, attrs, inputs, params, versions)
 
     def entry(self, spec, limit, where):
         """``(node, index)`` of ``[node id, index(, version)]``; the node must come before
@@ -271,6 +276,8 @@ class _Reader:
             raise self.fail('%s has an input %r that is not [node id, output index, version]'
                             % (where, spec))
         node_id, index = spec[0], spec[1]
+        if len(spec) == 3 and spec[2] < 0:
+            raise self.fail('%s has an input %r with a negative version' % (where, spec))
         if not 0 <= node_id < limit:
             raise self.fail('%s refers to node %d, which does not come before it (nodes must '
                             'be in order; a later node would make a cycle)' % (where, node_id))

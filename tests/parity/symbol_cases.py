@@ -36,6 +36,24 @@ def mlp(in_units=5, hybridize=True, dtype='float32'):
     return net
 
 
+def cnn(hybridize=True):
+    net = mx.gluon.nn.HybridSequential()
+    with net.name_scope():
+        net.add(mx.gluon.nn.Conv2D(4, 3, padding=1, activation='relu'),
+                mx.gluon.nn.BatchNorm(),
+                mx.gluon.nn.MaxPool2D(2),
+                mx.gluon.nn.Conv2D(3, 2, strides=1, use_bias=False),
+                mx.gluon.nn.GlobalAvgPool2D(),
+                mx.gluon.nn.Flatten(),
+                mx.gluon.nn.Dense(3))
+    net.initialize()
+    net(mx.nd.array(inputs['images']))  # deferred shapes
+    fill(net)
+    if hybridize:
+        net.hybridize()
+    return net
+
+
 def grads_of(block):
     return {name: p.grad().asnumpy() for name, p in block.collect_params().items()
             if p.grad_req != 'null'}
@@ -456,6 +474,40 @@ mx.gluon.SymbolBlock.imports(files('missing_' + side) + '-symbol.json', ['data']
 mx.gluon.SymbolBlock.imports(files('mlp_' + other) + '-symbol.json', ['x'],
                              files('mlp_' + other) + '-0003.params')
 '''),
+    _case('cnn_hybrid_matches_imperative', '''
+x = mx.nd.array(inputs['images'])
+for hybrid in (False, True):
+    net = cnn(hybridize=hybrid)
+    x.attach_grad()
+    with mx.autograd.record():
+        y = net(x)
+        loss = (y * y).sum()
+    loss.backward()
+    tag = 'hybrid_' if hybrid else 'imperative_'
+    out[tag + 'y'] = y
+    out[tag + 'dx'] = x.grad
+    for name, p in net.collect_params().items():
+        if p.grad_req != 'null':
+            out[tag + 'd' + name] = p.grad()
+        else:  # running statistics, updated by the training forward
+            out[tag + name] = p.data()
+    out[tag + 'predict'] = net(x)
+s = cnn(hybridize=False)(mx.sym.var('data'))
+out['json'] = s.tojson()
+out['aux'] = s.list_auxiliary_states()
+out['shapes'] = list(s.infer_shape(data=(2, 1, 6, 6)))
+'''),
+    _case('cnn_deferred_through_graph', '''
+net = mx.gluon.nn.HybridSequential()
+with net.name_scope():
+    net.add(mx.gluon.nn.Conv2D(5, (3, 2)), mx.gluon.nn.BatchNorm(),
+            mx.gluon.nn.AvgPool2D(2, ceil_mode=True), mx.gluon.nn.Dense(2))
+net.initialize()
+net.hybridize()
+y = net(mx.nd.array(inputs['images']))
+out['shapes'] = {k: list(p.shape) for k, p in net.collect_params().items()}
+out['y_shape'] = list(y.shape)
+'''),
     # ------------------------------------------------------------------ files, both ways
     _case('export_mlp', '''
 net = mlp()
@@ -463,6 +515,27 @@ x = mx.nd.array(inputs['x'])
 out['y'] = net(x)
 net.export(files('mlp_' + side), epoch=3)
 ''', phase=1),
+    _case('export_cnn', '''
+net = cnn()
+out['y'] = net(mx.nd.array(inputs['images']))
+net.export(files('cnn_' + side), epoch=1)
+''', phase=1),
+    _case('import_other_cnn', '''
+net = mx.gluon.SymbolBlock.imports(files('cnn_' + other) + '-symbol.json', ['data'],
+                                   files('cnn_' + other) + '-0001.params')
+x = mx.nd.array(inputs['images'])
+out['predict'] = net(x)
+x.attach_grad()
+with mx.autograd.record():
+    y = net(x)
+    loss = (y * y).sum()
+loss.backward()
+out['y'] = y
+out['dx'] = x.grad
+for name, g in grads_of(net).items():
+    out['d' + name] = g
+out['params'] = sorted(net.collect_params().keys())
+'''),
     _case('nd_save_files', '''
 arrays = {'w': mx.nd.array(inputs['w35']), 'i': mx.nd.array([[1, 2], [3, 4]], dtype='int64'),
           'h': mx.nd.array(inputs['x'], dtype='float16'),
@@ -605,4 +678,5 @@ def make_inputs():
         'pos2': rng.uniform(0.5, 2.0, size=(3, 4)).astype(np.float32),
         'label': np.array([0, 2, 1, 2], dtype=np.float32),
         'sparse': sparse,
+        'images': rng.normal(size=(2, 1, 6, 6)).astype(np.float32),
     }

@@ -52,10 +52,12 @@ def _no_bias(params):
 
 
 CONVOLUTION = OpDef('Convolution', inputs=('data', 'weight', 'bias'),
-                    params=_common_params(1024, False), drop_inputs=_no_bias)
+                    params=_common_params(1024, False), drop_inputs=_no_bias,
+                    shapes=lambda params, data: convolution_shapes(params, data))
 
 _DECONV_PARAMS = _common_params(512, True)
 DECONVOLUTION = OpDef('Deconvolution', inputs=('data', 'weight', 'bias'),
+                      shapes=lambda params, data: deconvolution_shapes(params, data),
                       drop_inputs=_no_bias, params=_DECONV_PARAMS[:4] + (
                           Param('adj', 'shape', (), 'Extra rows/columns at the end of '
                                 'the output (each below its stride).'),

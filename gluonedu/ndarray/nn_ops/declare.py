@@ -18,6 +18,7 @@ own gradient.
 from collections import namedtuple
 
 from .. import registry
+from ..infer import merge
 from ..registry import REQUIRED
 
 __all__ = ['Param', 'OpDef', 'REQUIRED']
@@ -54,14 +55,23 @@ class OpDef:
         (UpSampling).
     drop_inputs : ``f(params) -> names`` of the inputs the parameters switch off
         (a convolution's ``bias`` with ``no_bias=True``).
+    shapes : ``f(params, data_shape) -> {input name or 'out': shape}``, what the data's
+        shape (0 for an unknown size) decides; it becomes the table's shape rule for
+        symbols (:meth:`shape_rule`). Without it, symbols find output shapes by running
+        the operator on zeros.
+    symbol : more of the table's :class:`~gluonedu.ndarray.registry.Op` options that only
+        symbols use (``mutate_inputs``, ``num_outputs``, ``hidden_outputs``).
     """
 
-    def __init__(self, name, inputs, params, aliases=(), drop_inputs=None):
+    def __init__(self, name, inputs, params, aliases=(), drop_inputs=None, shapes=None,
+                 **symbol):
         self.name = name
         self.inputs = tuple(inputs)
         self.params = tuple(params)
         self.aliases = tuple(aliases)
         self.drop_inputs = drop_inputs
+        self.shapes = shapes
+        self.symbol = symbol
         self.Params = namedtuple(name + 'Params', [p.name for p in self.params])
 
     def parse(self, kwargs):
@@ -82,7 +92,21 @@ class OpDef:
         compute.__doc__ = implementation.__doc__
         op = registry.add(registry.Op(self.name, None, self.inputs, self.params,
                                       aliases=self.aliases, drop_inputs=self.drop_inputs,
-                                      same_dtype=False, compute_ex=compute))
+                                      same_dtype=False, compute_ex=compute,
+                                      infer_shape=self.shape_rule if self.shapes else None,
+                                      **self.symbol))
         function = registry.make_function(op, self.name)
         function.declaration = self
         return function
+
+    def shape_rule(self, in_shapes, out_shapes, params):
+        """The table's shape rule from :attr:`shapes`: once the data's shape is known, every
+        input named in the answer and the first output get their shapes."""
+        data = in_shapes[0]
+        if data is None:
+            return in_shapes, out_shapes
+        found = self.shapes(self.Params(**params), tuple(data))
+        names = registry.get(self.name).list_inputs(params)
+        ins = [merge(shape, found.get(name)) if found.get(name) is not None else shape
+               for name, shape in zip(names, in_shapes)]
+        return ins, [merge(out_shapes[0], found['out'])] + list(out_shapes[1:])
