@@ -59,6 +59,18 @@ def grads_of(block):
             if p.grad_req != 'null'}
 
 
+def output_and_grads(net, x):
+    """``{'y', 'dx', 'd<param>'...}`` of ``sum(net(x)²)`` under autograd."""
+    x.attach_grad()
+    with mx.autograd.record():
+        y = net(x)
+        loss = (y * y).sum()
+    loss.backward()
+    result = {'y': y, 'dx': x.grad}
+    result.update(('d' + name, g) for name, g in grads_of(net).items())
+    return result
+
+
 def files(prefix):
     return os.path.join(workdir, prefix)
 '''
@@ -264,16 +276,7 @@ out['shapes'] = {k: list(p.shape) for k, p in net.collect_params().items()}
 '''),
     _case('hybrid_matches_imperative', '''
 net = mlp()
-x = mx.nd.array(inputs['x'])
-x.attach_grad()
-with mx.autograd.record():
-    y = net(x)
-    loss = (y * y).sum()
-loss.backward()
-out['y'] = y
-out['dx'] = x.grad
-for name, g in grads_of(net).items():
-    out['d' + name] = g
+out.update(output_and_grads(net, mx.nd.array(inputs['x'])))
 out['y_other_shape'] = net(mx.nd.array(inputs['x6'][:, :5])).shape
 '''),
     _case('deferred_init_through_graph', '''
@@ -525,15 +528,7 @@ net = mx.gluon.SymbolBlock.imports(files('cnn_' + other) + '-symbol.json', ['dat
                                    files('cnn_' + other) + '-0001.params')
 x = mx.nd.array(inputs['images'])
 out['predict'] = net(x)
-x.attach_grad()
-with mx.autograd.record():
-    y = net(x)
-    loss = (y * y).sum()
-loss.backward()
-out['y'] = y
-out['dx'] = x.grad
-for name, g in grads_of(net).items():
-    out['d' + name] = g
+out.update(output_and_grads(net, x))
 out['params'] = sorted(net.collect_params().keys())
 '''),
     _case('nd_save_files', '''
@@ -558,16 +553,7 @@ out['list'] = [v.asnumpy().tolist() for v in mx.nd.load(files('list_' + other + 
     _case('import_other_mlp', '''
 net = mx.gluon.SymbolBlock.imports(files('mlp_' + other) + '-symbol.json', ['data'],
                                    files('mlp_' + other) + '-0003.params')
-x = mx.nd.array(inputs['x'])
-x.attach_grad()
-with mx.autograd.record():
-    y = net(x)
-    loss = (y * y).sum()
-loss.backward()
-out['y'] = y
-out['dx'] = x.grad
-for name, g in grads_of(net).items():
-    out['d' + name] = g
+out.update(output_and_grads(net, mx.nd.array(inputs['x'])))
 out['params'] = sorted(net.collect_params().keys())
 '''),
     _case('import_other_and_train', '''
