@@ -331,9 +331,10 @@ out['symbolic'] = [s.list_outputs() for s in feat(mx.sym.var('in'))]
 '''),
     _case('train_hybridized', '''
 # float32 for three steps (rounding differences of the matrix products grow with every
-# step of a momentum method), float64 for ten.
-for dtype, steps in (('float32', 3), ('float64', 10)):
-    net = mlp(dtype=dtype)
+# step of a momentum method), float64 for ten; hybridized and imperative.
+for dtype, steps, hybrid in (('float32', 3, True), ('float64', 10, True),
+                             ('float64', 10, False)):
+    net = mlp(dtype=dtype, hybridize=hybrid)
     trainer = mx.gluon.Trainer(net.collect_params(), 'sgd',
                                {'learning_rate': 0.1, 'momentum': 0.9, 'wd': 1e-3})
     loss_fn = mx.gluon.loss.SoftmaxCrossEntropyLoss()
@@ -344,9 +345,10 @@ for dtype, steps in (('float32', 3), ('float64', 10)):
             loss = loss_fn(net(x), label)
         loss.backward()
         trainer.step(x.shape[0])
-        out['%s_loss%d' % (dtype, step)] = loss
+        tag = '%s_%s' % (dtype, 'hybrid' if hybrid else 'imperative')
+        out['%s_loss%d' % (tag, step)] = loss
         for name, p in net.collect_params().items():
-            out['%s_%s_step%d' % (dtype, name, step)] = p.data()
+            out['%s_%s_step%d' % (tag, name.split('_', 1)[1], step)] = p.data()
 '''),
     _case('trace_once_and_hooks', '''
 calls, hooks = [], []
@@ -511,6 +513,20 @@ y = net(mx.nd.array(inputs['images']))
 out['shapes'] = {k: list(p.shape) for k, p in net.collect_params().items()}
 out['y_shape'] = list(y.shape)
 '''),
+    _case('sparse_symbol_block', '''
+data = mx.sym.var('data')
+weight = mx.sym.var('weight', stype='row_sparse')
+out_sym = mx.sym.broadcast_add(mx.sym.dot(data, weight), mx.sym.var('bias'))
+mx.gluon.SymbolBlock(out_sym, data)
+'''),
+    _case('hybridize_flags', '''
+net = mlp(hybridize=False)
+x = mx.nd.array(inputs['x'])
+out['imperative'] = net(x)
+net.hybridize(static_alloc=True, static_shape=True)
+out['static'] = net(x)
+out['static_again'] = net(x)
+'''),
     # ------------------------------------------------------------------ files, both ways
     _case('export_mlp', '''
 net = mlp()
@@ -555,6 +571,17 @@ net = mx.gluon.SymbolBlock.imports(files('mlp_' + other) + '-symbol.json', ['dat
                                    files('mlp_' + other) + '-0003.params')
 out.update(output_and_grads(net, mx.nd.array(inputs['x'])))
 out['params'] = sorted(net.collect_params().keys())
+'''),
+    _case('import_other_on_two_contexts', '''
+net = mx.gluon.SymbolBlock.imports(files('mlp_' + other) + '-symbol.json', ['data'],
+                                   files('mlp_' + other) + '-0003.params',
+                                   ctx=[mx.cpu(0), mx.cpu(1)])
+x = mx.nd.array(inputs['x'])
+out['y0'] = net(x)
+y1 = net(x.as_in_context(mx.cpu(1)))
+out['y1'] = y1
+out['y1_ctx'] = str(y1.context)
+out['contexts'] = [str(c) for c in list(net.collect_params().values())[0].list_ctx()]
 '''),
     _case('import_other_and_train', '''
 net = mx.gluon.SymbolBlock.imports(files('mlp_' + other) + '-symbol.json', ['data'],
