@@ -10,7 +10,8 @@ the log-probabilities of ``_sample_multinomial(get_prob=True)``.
 import numpy as np
 
 from ...base import MXNetError
-from ..registry import Bool, DType, Float, Int, Op, Shape, Str, add, check_size, numpy_dtype
+from ..registry import (FLOATS, Bool, DType, Float, Int, Op, Shape, Str, add, check_size,
+                        numpy_dtype)
 from .init import _checked_shape
 
 _FLOAT_DTYPES = ('None', 'float16', 'float32', 'float64')
@@ -126,7 +127,7 @@ def _sample(name, checks, draw, param_names):
                   if p.dtype.kind == 'f' else p.reshape(first.shape + (1,) * len(shape))
                   for p in params]
         values = draw(_generator(env), size, **dict(zip(param_names, spread)))
-        out = first.dtype if dtype == 'None' else numpy_dtype(dtype)
+        out = _float_dtype(dtype)
         return env.xp.asarray(values).astype(out), None
     forward.__doc__ = ('Samples of the %s distribution for each element of its parameter '
                        'arrays: ``shape`` more axes.' % name.replace('_', ' '))
@@ -156,9 +157,9 @@ for _name, (_params, _checks, _draw) in _DISTRIBUTIONS.items():
            aliases=('sample_' + _name,), params=[
                Shape('shape', (), doc='The samples drawn per element.'),
                DType('dtype', _FLOAT_DTYPES, 'None',
-                     doc='The dtype of the result (None: the parameters\').')]))
+                     doc='The dtype of the result (None: float32).')]))
     add(Op('_random_%s_like' % _name, _like(_name, _checks, _draw), ('data',),
-           params=_params))
+           dtypes=FLOATS, params=_params))
 
 
 def randint(env, low, high, shape, ctx, dtype):
@@ -188,6 +189,8 @@ def multinomial(env, data, shape, get_prob, dtype):
     first whose sum exceeds u (k when none does: rows should sum to 1).
     """
     xp = env.xp
+    if any(n < 0 for n in shape):
+        raise MXNetError('_sample_multinomial: shape %s has a negative size' % (shape,))
     gen = _generator(env)
     k = data.shape[-1]
     batch = data.shape[:-1]
@@ -217,7 +220,7 @@ def multinomial(env, data, shape, get_prob, dtype):
     return [samples, log_prob], backward
 
 
-add(Op('_sample_multinomial', multinomial, aliases=('sample_multinomial',),
+add(Op('_sample_multinomial', multinomial, aliases=('sample_multinomial',), dtypes=FLOATS,
        num_outputs=lambda p: 2 if p['get_prob'] else 1, params=[
            Shape('shape', (), doc='The samples drawn per row.'),
            Bool('get_prob', False, doc='Also return their log-probabilities.'),
