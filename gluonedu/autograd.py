@@ -130,6 +130,9 @@ def backward(heads, head_grads=None, retain_graph=False, train_mode=True):  # no
     stale-gradient check reads.
     """
     heads = _as_list(heads)
+    if not heads:
+        raise MXNetError('backward: no arrays to differentiate; pass the outputs (a loss) '
+                         'computed inside autograd.record()')
     with _Scope(False, train_mode):
         leaves = _graph.run_backward(heads, _head_grads(heads, head_grads), retain_graph)
         for var, g in leaves.values():

@@ -30,8 +30,8 @@ import uuid
 from ..base import MXNetError
 from .dist import server_name, worker_scope
 from .dist_server import KVServer
-from .ray_cluster import (WorkerEnv, import_ray, start_local_ray, stop_local_ray,
-                          timeout_seconds)
+from .ray_cluster import (WorkerEnv, import_ray, local_ray_settings, start_local_ray,
+                          stop_local_ray, timeout_seconds)
 
 __all__ = ['ServerGroup', 'start_servers', 'LocalCluster', 'local_cluster']
 
@@ -89,13 +89,17 @@ def _check_counts(num_workers, num_servers):
 def _create_servers(num_servers, num_workers, group, first=0):
     """New server actors, named in namespace ``group``; returns once they answer.
 
-    Ray spreads them over the cluster's nodes (one machine's memory and network then
-    carry only its share of the keys, as with MXNet's servers, one per machine).
+    Server ``i`` goes to the ``i``-th alive node (round robin), so that each machine's
+    memory and network carry only its share of the keys, as with MXNet's servers, one per
+    machine. Ray's own 'SPREAD' is a preference it may ignore (both servers of a fresh
+    two-node cluster can land on one node); a node affinity is kept.
     """
     ray = import_ray()
     timeout = timeout_seconds()
     actor = ray.remote(num_cpus=0, max_restarts=0, max_concurrency=10000)(KVServer)
-    servers = [actor.options(name=server_name(i), namespace=group, scheduling_strategy='SPREAD')
+    nodes = _alive_nodes(ray)
+    servers = [actor.options(name=server_name(i), namespace=group,
+                             scheduling_strategy=_on_node(nodes[i % len(nodes)]))
                .remote(i, num_workers, timeout) for i in range(first, first + num_servers)]
     try:
         ray.get([s.ping.remote() for s in servers], timeout=timeout)
@@ -105,6 +109,21 @@ def _create_servers(num_servers, num_workers, group, first=0):
         raise MXNetError("the %d server actor(s) did not start within %.0f s: %s"
                          % (num_servers, timeout, err)) from None
     return servers
+
+
+def _alive_nodes(ray):
+    """The ids of the cluster's alive nodes, in a fixed order (the node this process runs
+    on first)."""
+    here = ray.get_runtime_context().get_node_id()
+    nodes = sorted(n['NodeID'] for n in ray.nodes() if n.get('Alive'))
+    return sorted(nodes, key=lambda node: node != here) or [here]
+
+
+def _on_node(node_id):
+    from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+    # Hard: Ray 2's soft affinity was seen to place both servers on the head node. Should
+    # the node die before its server starts, the start times out with MXNetError.
+    return NodeAffinitySchedulingStrategy(node_id=node_id, soft=False)
 
 
 def _new_group_name():
@@ -250,6 +269,8 @@ def local_cluster(num_cpus=None, progress=True):
     ``progress``, starting Ray and each ``run`` print a line when they begin and one
     when they are done (with the seconds taken); ``progress=False`` prints nothing.
     """
+    if 'ray' not in sys.modules:
+        local_ray_settings()
     ray = import_ray()
     if ray.is_initialized():
         return LocalCluster(owns_ray=False, progress=progress)

@@ -31,8 +31,8 @@ from dataclasses import dataclass
 
 from ..base import MXNetError
 
-__all__ = ['WorkerEnv', 'import_ray', 'start_local_ray', 'stop_local_ray', 'connect_ray',
-           'check_address', 'timeout_seconds', 'ENV_ADDRESS', 'ENV_GROUP', 'ENV_RANK',
+__all__ = ['WorkerEnv', 'import_ray', 'local_ray_settings', 'start_local_ray',
+           'stop_local_ray', 'connect_ray', 'check_address', 'timeout_seconds', 'ENV_ADDRESS', 'ENV_GROUP', 'ENV_RANK',
            'ENV_NUM_WORKERS', 'ENV_NUM_SERVERS', 'ENV_TIMEOUT']
 
 ENV_ADDRESS = 'GLUONEDU_RAY_ADDRESS'
@@ -53,6 +53,10 @@ _RAY_SETTINGS = {
     'RAY_raylet_start_wait_time_s': '120',
     # Ray would start one idle worker per CPU for the first driver: wasted on a laptop.
     'RAY_prestart_worker_first_driver': '0',
+    # Without it Ray replaces the 127.0.0.1 asked for with the machine's network address
+    # and its GCS and raylets listen on every interface. Ray reads it when imported: a
+    # process that imported ray before starting a local cluster keeps Ray's choice.
+    'RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER': '0',
 }
 
 
@@ -139,6 +143,13 @@ _START_ATTEMPTS = 2
 _AUTH_VARS = ('RAY_AUTH_MODE', 'RAY_AUTH_TOKEN', 'RAY_AUTH_TOKEN_PATH')
 
 
+def local_ray_settings():
+    """Put the settings of a local cluster in the environment (values the user set are
+    kept); to be called before ray is imported, since Ray reads some of them then."""
+    for name, value in _RAY_SETTINGS.items():
+        os.environ.setdefault(name, value)
+
+
 def start_local_ray(num_cpus=None, log_to_driver=False):
     """Start a Ray cluster on this machine, with this process as its driver.
 
@@ -149,8 +160,7 @@ def start_local_ray(num_cpus=None, log_to_driver=False):
     if already_imported and sys.modules['ray'].is_initialized():
         raise MXNetError("this process is already connected to a Ray cluster; stop it with "
                          "ray.shutdown() before starting a local one")
-    for name, value in _RAY_SETTINGS.items():
-        os.environ.setdefault(name, value)
+    local_ray_settings()
     # Token authentication with a token that lives only in this process tree's environment
     # (restored by stop_local_ray).
     _LOCAL['saved_env'] = {k: os.environ.get(k) for k in _AUTH_VARS}

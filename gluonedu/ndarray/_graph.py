@@ -142,6 +142,11 @@ def _topological_order(heads):
     return order
 
 
+#: What NumPy raises about the values or shapes it is given: an operator reports it as its
+#: own MXNetError (IndexError is not among them: MXNet raises it too, e.g. gather_nd's).
+NUMPY_ERRORS = (ValueError, ZeroDivisionError, FloatingPointError)
+
+
 def run_backward(heads, head_grads, retain_graph):
     """Back-propagate from ``heads``; return {id(variable): (variable, gradient)}."""
     grads = {}
@@ -168,7 +173,10 @@ def run_backward(heads, head_grads, retain_graph):
                 "Pass retain_graph=True to the first backward() to differentiate twice.")
         if isinstance(grad, RowGrad):
             grad = grad.todense(arr._xp)
-        input_grads = node.backward(grad)
+        try:
+            input_grads = node.backward(grad)
+        except NUMPY_ERRORS as err:
+            raise MXNetError('the gradient of %s: %s' % (node.op, err)) from None
         if not retain_graph:
             node.backward = None
         for x, g in zip(node.inputs, input_grads):

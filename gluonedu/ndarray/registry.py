@@ -359,6 +359,14 @@ class DType(Enum):
         return super().parse(value)
 
 
+def _frontend_dtype(value):
+    """What MXNet's generated ``nd`` functions do to a ``dtype`` argument before anything
+    else: ``numpy.dtype(value)``, whose TypeError ('bfloat16', 'None', a typo) escapes."""
+    with warnings.catch_warnings():  # NumPy 2 deprecates some old aliases ('a')
+        warnings.simplefilter('ignore', DeprecationWarning)
+        np.dtype(value)
+
+
 #: The floating-point dtypes (an ``Op``'s ``dtypes`` for float-only operators).
 FLOATS = ('float16', 'float32', 'float64')
 
@@ -571,6 +579,8 @@ class Op:
         """Call as ``mx.nd.<name>`` is called."""
         if self._plain and not kwargs and len(args) == len(self.input_names):
             return self.run(list(args), self.defaults)  # e.g. nd.sqrt(x): nothing to bind
+        if 'dtype' in kwargs and kwargs['dtype'] is not None and 'dtype' in self.params:
+            _frontend_dtype(kwargs['dtype'])
         inputs, given, out = self._bind(args, kwargs)
         if self.variadic:
             given.setdefault('num_args', len(inputs))
@@ -661,6 +671,15 @@ class Op:
         (from :meth:`parse_params`, left unchanged); the entry point a symbol executor
         calls."""
         env = self._check_inputs(inputs, params)
+        try:
+            return self._run(env, inputs, params, out)
+        except _graph.NUMPY_ERRORS as err:
+            # NumPy's complaint about these inputs (an empty max, a reshape of an empty
+            # array) is the operator's error, as MXNet reports it
+            raise MXNetError('%s: %s (inputs of shapes %s)' % (
+                self.name, err, ', '.join(str(x.shape) for x in inputs))) from None
+
+    def _run(self, env, inputs, params, out):
         if self.compute_ex is not None and (self.forward is None or
                                             any(x.stype != 'default' for x in inputs)):
             return _write_out(self, self.compute_ex(inputs, params), out)
@@ -678,6 +697,8 @@ class Op:
                 result, backward = self.forward(env, *arrays, **params)
         except MemoryError as err:
             raise MXNetError('%s: out of memory (%s)' % (self.name, err)) from None
+        if backward is None and arrays and _STATE.recording:
+            backward = _no_gradient(env.xp, arrays)
         if type(result) is list or type(result) is tuple:
             output = self._wrap_outputs(result, backward, inputs, env.ctx, params)
         else:
@@ -750,6 +771,12 @@ class Op:
                 raise MXNetError('%s: inputs have different dtypes (%s and %s). Convert one '
                                  'with .astype(\'%s\') first.'
                                  % (self.name, dtype, _dtype_of(x), dtype))
+
+
+def _no_gradient(xp, arrays):
+    """The backward function of an operator that passes no gradient on (argmax, one_hot,
+    BlockGrad, ...): MXNet records it all the same, and its inputs receive zeros."""
+    return lambda *_: tuple(xp.zeros_like(a) for a in arrays)
 
 
 def _dtype_of(x):

@@ -112,9 +112,9 @@ class RMSProp(Optimizer):
     **kwargs
         Passed to :class:`Optimizer` (``wd``, ``rescale_grad``, ``clip_gradient``, ...).
 
-    State: ``RMSPropState(mean_square)`` (``n``), or ``CenteredRMSPropState(mean_square,
-    mean, delta)`` (``n, g_avg, delta``) when centered; float32 zeros of the
-    weight's shape and storage type.
+    State: ``RMSPropState(mean_square)`` (``n``), or
+    ``CenteredRMSPropState(mean_square, mean, delta)`` (``n, g_avg, delta``) when
+    centered; float32 zeros of the weight's shape and storage type.
     """
 
 

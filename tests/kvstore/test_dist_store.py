@@ -1,5 +1,10 @@
 """The distributed store's operations and the Trainer's rules for it, on a local cluster."""
+import os
+import subprocess
+import sys
+
 import numpy as np
+import pytest
 
 import dist_helpers as helpers
 
@@ -26,3 +31,20 @@ def test_trainer_rules_for_a_distributed_store(ray_cluster):
     assert found['update_on_kvstore'] is True and found['distributed'] is True
     assert 'batch_size' in found['batch_size_change']
     assert 'Cannot reset distributed KVStore' in found['reset']
+
+
+
+def test_a_local_cluster_listens_on_loopback_only():
+    """Nothing outside this machine can reach the cluster a laptop starts for a class
+    (a fresh process: Ray reads the setting when it is first imported)."""
+    pytest.importorskip('ray', reason="the distributed stores need the 'dist' extra (ray)")
+    env = {k: v for k, v in os.environ.items() if k != 'RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER'}
+    code = ('import gluonedu as mx\n'
+            'cluster = mx.kv.local_cluster(num_cpus=1, progress=False)\n'
+            'print("address", cluster.address)\n'
+            'cluster.close()\n')
+    proc = subprocess.run([sys.executable, '-c', code], env=env, capture_output=True,
+                          text=True, timeout=180)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    address = proc.stdout.split('address ', 1)[1].split()[0]
+    assert address.rsplit(':', 1)[0] == '127.0.0.1', proc.stdout

@@ -41,6 +41,8 @@ OPERATORS = {'add': operator.add, 'sub': operator.sub, 'mul': operator.mul,
 def head_gradient(shape):
     """A deterministic, non-constant output gradient of ``shape``."""
     n = int(np.prod(shape)) if len(shape) else 1
+    if n == 0:
+        return np.zeros(shape)
     return (np.linspace(-1.0, 1.5, n) if n > 1 else np.ones(1)).reshape(shape)
 
 

@@ -12,7 +12,9 @@ from ..registry import FLOATS, DType, Enum, Float, Op, add
 from .binary import scalar_as
 
 _LN2, _LN10 = np.log(2.0), np.log(10.0)
-_DEGREES = 180.0 / np.pi
+# MXNet multiplies by the single-precision constants, whatever the dtype.
+_DEGREES = float(np.float32(180) / np.float32(np.pi))
+_RADIANS = float(np.float32(np.pi) / np.float32(180))
 _SQRT_PI = np.sqrt(np.pi)
 
 
@@ -118,7 +120,7 @@ FORMULAS = {
                 'arctanh x (x in (-1, 1)); gradient 1/(1 - x²).', True),
     'degrees': (lambda xp, x: x * _DEGREES, lambda xp, x, y, g: g * _DEGREES,
                 'x radians in degrees: x·180/π.', False),
-    'radians': (lambda xp, x: x / _DEGREES, lambda xp, x, y, g: g / _DEGREES,
+    'radians': (lambda xp, x: x * _RADIANS, lambda xp, x, y, g: g * _RADIANS,
                 'x degrees in radians: x·π/180.', False),
     'rint': (_round_half_down, None,
              'x rounded to the nearer integer, the lower one at a tie (as MXNet); gradient 0.',
@@ -168,7 +170,7 @@ def activation(env, data, act_type):
 add(Op('Activation', activation,
        params=[Enum('act_type', ('relu', 'sigmoid', 'softrelu', 'softsign', 'tanh'),
                     doc='The activation function.')],
-       quiet=True, infer_shape=same_shape))
+       dtypes=FLOATS, quiet=True, infer_shape=same_shape))
 
 
 def clip(env, data, a_min, a_max):

@@ -7,6 +7,7 @@ import numpy as np
 
 from ...base import MXNetError
 from ..infer import forward_rule
+from ..nn_ops.kernels.blas import threads_for
 from ..registry import Bool, Enum, Op, add, get
 
 def _check_float(env, name, array):
@@ -42,11 +43,14 @@ def dot(env, lhs, rhs, transpose_a, transpose_b, forward_stype):
                                                         transpose_b, a2.shape[1], b2.shape[0]))
     out_shape = ((a.shape[1:] if transpose_a else a.shape[:-1])
                  + (b.shape[:-1] if transpose_b else b.shape[1:]))
-    y = (a2 @ b2).reshape(out_shape)
+    macs = a2.shape[0] * a2.shape[1] * b2.shape[1]
+    with threads_for(env.xp, macs):
+        y = (a2 @ b2).reshape(out_shape)
 
     def backward(g):
         g2 = g.reshape(a2.shape[0], b2.shape[1])
-        ga, gb = g2 @ b2.T, a2.T @ g2
+        with threads_for(env.xp, 2 * macs):
+            ga, gb = g2 @ b2.T, a2.T @ g2
         return ((ga.T if transpose_a else ga).reshape(a.shape),
                 (gb.T if transpose_b else gb).reshape(b.shape))
     return y, backward
@@ -88,11 +92,14 @@ def batch_dot(env, lhs, rhs, transpose_a, transpose_b, forward_stype):
     if a.shape[:-2] != b.shape[:-2] or a.shape[-1] != b.shape[-2]:
         raise MXNetError('batch_dot: shapes %s and %s are not aligned (transpose_a=%s, '
                          'transpose_b=%s)' % (lhs.shape, rhs.shape, transpose_a, transpose_b))
-    y = a @ b
+    macs = a.size * b.shape[-1]
+    with threads_for(env.xp, macs):
+        y = a @ b
 
     def backward(g):
-        ga = g @ b.swapaxes(-1, -2)
-        gb = a.swapaxes(-1, -2) @ g
+        with threads_for(env.xp, 2 * macs):
+            ga = g @ b.swapaxes(-1, -2)
+            gb = a.swapaxes(-1, -2) @ g
         return ((ga.swapaxes(-1, -2) if transpose_a else ga),
                 (gb.swapaxes(-1, -2) if transpose_b else gb))
     return y, backward

@@ -7,6 +7,7 @@ import numpy as np
 from ...base import MXNetError
 from .. import _graph
 from ..infer import like_first, merge
+from ..nn_ops.kernels.blas import threads_for
 from ..registry import FLOATS, Axis, Bool, DType, Enum, Float, Int, Op, Shape, add
 
 
@@ -24,14 +25,17 @@ def fully_connected(env, data, weight, bias=None, *, num_hidden, no_bias, flatte
     if bias is not None and bias.shape != (num_hidden,):
         raise MXNetError('FullyConnected: bias must have shape (%d,), got %s'
                          % (num_hidden, bias.shape))
-    y2 = x2 @ weight.T
+    macs = x2.size * num_hidden
+    with threads_for(env.xp, macs):
+        y2 = x2 @ weight.T
     if bias is not None:
         y2 = y2 + bias
     out_shape = (data.shape[0], num_hidden) if flatten else data.shape[:-1] + (num_hidden,)
 
     def backward(g):
         g2 = g.reshape(-1, num_hidden)
-        grads = ((g2 @ weight).reshape(data.shape), g2.T @ x2)
+        with threads_for(env.xp, 2 * macs):
+            grads = ((g2 @ weight).reshape(data.shape), g2.T @ x2)
         return grads + ((g2.sum(axis=0),) if bias is not None else ())
     return y2.reshape(out_shape), backward
 

@@ -166,7 +166,12 @@ def argmax_channel(env, data):
     if data.ndim < 2:
         raise MXNetError('argmax_channel needs an input of at least 2 dimensions, got shape %s'
                          % (data.shape,))
-    return env.xp.argmax(data, axis=1).astype(data.dtype), None
+    return env.xp.argmax(data, axis=1).astype(data.dtype), _not_differentiable
+
+
+def _not_differentiable(g):
+    raise MXNetError('argmax_channel is not differentiable (MXNet registers no gradient for '
+                     'it): compute it outside autograd.record(), or use argmax')
 
 
 @forward_rule

@@ -11,7 +11,8 @@ import numpy as np
 
 from ...base import MXNetError
 from ..infer import dtype_param, forward_rule, from_shape_param, like_first, same_shape
-from ..registry import Bool, DType, Float, Int, Op, Shape, Str, add, check_size, numpy_dtype
+from ..registry import (FLOATS, Bool, DType, Float, Int, Op, Shape, Str, add, check_size,
+                        numpy_dtype)
 from .init import _checked_shape
 
 _FLOAT_DTYPES = ('None', 'float16', 'float32', 'float64')
@@ -127,7 +128,7 @@ def _sample(name, checks, draw, param_names):
                   if p.dtype.kind == 'f' else p.reshape(first.shape + (1,) * len(shape))
                   for p in params]
         values = draw(_generator(env), size, **dict(zip(param_names, spread)))
-        out = first.dtype if dtype == 'None' else numpy_dtype(dtype)
+        out = _float_dtype(dtype)
         return env.xp.asarray(values).astype(out), None
     forward.__doc__ = ('Samples of the %s distribution for each element of its parameter '
                        'arrays: ``shape`` more axes.' % name.replace('_', ' '))
@@ -167,9 +168,9 @@ for _name, (_params, _checks, _draw) in _DISTRIBUTIONS.items():
            aliases=('sample_' + _name,), params=[
                Shape('shape', (), doc='The samples drawn per element.'),
                DType('dtype', _FLOAT_DTYPES, 'None',
-                     doc='The dtype of the result (None: the parameters\').')]))
+                     doc='The dtype of the result (None: float32).')]))
     add(Op('_random_%s_like' % _name, _like(_name, _checks, _draw), ('data',),
-           params=_params, infer_shape=like_first))
+           dtypes=FLOATS, params=_params, infer_shape=like_first))
 
 
 def randint(env, low, high, shape, ctx, dtype):
@@ -199,6 +200,8 @@ def multinomial(env, data, shape, get_prob, dtype):
     first whose sum exceeds u (k when none does: rows should sum to 1).
     """
     xp = env.xp
+    if any(n < 0 for n in shape):
+        raise MXNetError('_sample_multinomial: shape %s has a negative size' % (shape,))
     gen = _generator(env)
     k = data.shape[-1]
     batch = data.shape[:-1]
@@ -239,7 +242,7 @@ def _multinomial_types(in_types, out_types, params):
     return in_types, [np.dtype(params['dtype']), in_types[0]][:len(out_types)]
 
 
-add(Op('_sample_multinomial', multinomial, aliases=('sample_multinomial',),
+add(Op('_sample_multinomial', multinomial, aliases=('sample_multinomial',), dtypes=FLOATS,
        infer_shape=_multinomial_shapes, infer_type=_multinomial_types,
        num_outputs=lambda p: 2 if p['get_prob'] else 1, params=[
            Shape('shape', (), doc='The samples drawn per row.'),

@@ -134,8 +134,8 @@ def _axis_span(begin, end, ndim, op):
     """[begin, end) of MXNet's optional, possibly negative axis bounds."""
     start = 0 if begin is None else begin + ndim if begin < 0 else begin
     stop = ndim if end is None else end + ndim if end < 0 else end
-    if not 0 <= start <= stop <= ndim:
-        raise MXNetError('%s: axes [%s, %s) are out of range for %d dimensions'
+    if not 0 <= start < stop <= ndim:
+        raise MXNetError('%s: axes [%s, %s) are out of range (or empty) for %d dimensions'
                          % (op, begin, end, ndim))
     return start, stop
 
@@ -503,6 +503,9 @@ def broadcast_like(env, lhs, rhs, lhs_axes, rhs_axes):
             if not (-lhs.ndim <= la < lhs.ndim and -rhs.ndim <= ra < rhs.ndim):
                 raise MXNetError('broadcast_like: axes %d (lhs %s) and %d (rhs %s) do not both '
                                  'exist' % (la, lhs.shape, ra, rhs.shape))
+            if lhs.shape[la] != 1:
+                raise MXNetError('broadcast_like: axis %d of lhs %s has size %d; only an axis of '
+                                 'size 1 is broadcast' % (la, lhs.shape, lhs.shape[la]))
             shape[la] = rhs.shape[ra]
     y, backward = broadcast_to(env, lhs, shape)
     return y, lambda g: backward(g) + (None,)
