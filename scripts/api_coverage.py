@@ -62,7 +62,8 @@ _PLUMBING = ('MXNet\'s ctypes/compatibility plumbing imported into the module, n
              r'check_call|c_array|c_array_buf|c_handle_array|c_str|string_types|numeric_types|'
              r'integer_types|classproperty|with_metaclass|Lock|MXCallbackList|NDArrayHandle|'
              r'mx_real_t|py_slice|py_sum|native_array|is_np_array|pi')
-_SYMBOL = 'needs symbolic graphs (mx.sym), which gluonedu does not have yet'
+_SYMBOL = ('the symbolic API beyond what Gluon uses (executor modules, custom operators, '
+           'symbol docs); gluonedu has mx.sym, hybridize, export and SymbolBlock')
 _CONTRIB = 'contrib: experimental operators outside MXNet\'s stable API'
 _NP = 'MXNet 2\'s NumPy interface (mx.np/npx), not MXNet 1.x Gluon'
 _CODEC = 'needs an image/record codec (OpenCV, RecordIO), which gluonedu does not bundle'
