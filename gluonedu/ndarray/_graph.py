@@ -36,6 +36,10 @@ class Node:
         self.op = op
         self.index = index
 
+    def op_name(self):
+        """The operation's name (an operator's MXNet name), for messages."""
+        return self.op[0].name if isinstance(self.op, tuple) else self.op
+
 
 class RowGrad:
     """A row-sparse gradient in flight: ``data[k]`` is the gradient of row ``indices[k]``.
@@ -176,7 +180,7 @@ def run_backward(heads, head_grads, retain_graph):
         try:
             input_grads = node.backward(grad)
         except NUMPY_ERRORS as err:
-            raise MXNetError('the gradient of %s: %s' % (node.op, err)) from None
+            raise MXNetError('the gradient of %s: %s' % (node.op_name(), err)) from None
         if not retain_graph:
             node.backward = None
         for x, g in zip(node.inputs, input_grads):
