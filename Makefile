@@ -7,6 +7,8 @@
 #   make execute - re-execute curriculum notebooks in place (NB=...), as the tests run them
 #   make docs   - the API reference and the curriculum as HTML in build/docs (Sphinx)
 #   make parity - the MXNet 1.9.1 parity suites only (tests/parity)
+#   make api-coverage - which of MXNet 1.9.1's public names gluonedu has, lacks, or leaves
+#                 out on purpose: docs/api-coverage.md (scripts/api_coverage.py)
 #   make ref-venv - build the MXNet 1.9.1 reference environment (the parity oracle) only
 #   make clean  - remove the virtual environment(s) and caches
 # Only python3 (3.10+) with the venv module is needed; everything else comes from PyPI.
@@ -49,7 +51,7 @@ ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root)
 # Everything jupyter / IPython / matplotlib write during tests stays inside the venv.
 TEST_VAR := $(abspath $(VENV))/var
 
-.PHONY: all venv lab test execute docs parity clean ref-venv chromium
+.PHONY: all venv lab test execute docs parity api-coverage clean ref-venv chromium
 
 all: test
 
@@ -115,6 +117,12 @@ docs: $(STAMP)
 parity: export GLUONEDU_MXNET_PYTHON = $(MXNET_PYTHON)
 parity: $(STAMP) $(REF_STAMP)
 	$(VENV)/bin/python -m pytest tests/parity $(PYTEST_ARGS)
+
+# The API coverage report, from MXNet 1.9.1's names listed by the reference interpreter.
+# The script says what went wrong itself (and refuses to shrink the in-scope set).
+api-coverage: export GLUONEDU_MXNET_PYTHON = $(MXNET_PYTHON)
+api-coverage: $(STAMP) $(REF_STAMP)
+	@$(VENV_PYTHON) scripts/api_coverage.py
 
 # The browser test (tests/browser) drives Debian's Chromium at /usr/bin/chromium through
 # Playwright (which never downloads a browser here). Installed with apt-get when missing and

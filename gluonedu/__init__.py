@@ -9,6 +9,10 @@ from . import ndarray as nd
 from . import autograd
 from . import random
 from . import name
+from . import attribute
+from .attribute import AttrScope
+from . import symbol
+from . import symbol as sym
 from . import initializer
 from . import initializer as init
 from . import lr_scheduler

@@ -11,7 +11,7 @@ from .ndarray import NDArray, _graph
 from .ndarray.ndarray import _mark_variable, _check_same_device
 
 __all__ = ['record', 'pause', 'train_mode', 'predict_mode', 'is_recording', 'is_training',
-           'set_recording', 'set_training', 'backward', 'grad', 'mark_variables']
+           'set_recording', 'set_training', 'backward', 'grad', 'mark_variables', 'get_symbol']
 
 _STATE = _graph.STATE
 
@@ -130,6 +130,9 @@ def backward(heads, head_grads=None, retain_graph=False, train_mode=True):  # no
     stale-gradient check reads.
     """
     heads = _as_list(heads)
+    if not heads:
+        raise MXNetError('backward: no arrays to differentiate; pass the outputs (a loss) '
+                         'computed inside autograd.record()')
     with _Scope(False, train_mode):
         leaves = _graph.run_backward(heads, _head_grads(heads, head_grads), retain_graph)
         for var, g in leaves.values():
@@ -165,3 +168,13 @@ def grad(heads, variables, head_grads=None, retain_graph=None, create_graph=Fals
             g = g.todense(var._xp)
         results.append(NDArray(g.astype(var._data.dtype, copy=False), var.ctx))
     return results[0] if single else results
+
+
+def get_symbol(x):
+    """The Symbol of the computation that produced ``x`` while recording.
+
+    Its variables are the arrays the computation started from (``var0``, ``var1``, ...),
+    its nodes the operators applied (``node_0``, ...), as MXNet names them.
+    """
+    from .symbol.recorded import symbol_of  # symbols sit above autograd
+    return symbol_of(x)

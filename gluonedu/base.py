@@ -55,6 +55,29 @@ def normalize_dtype(dtype):
                         "'float16', 'float64', 'int32' or 'int64'" % (dtype,)) from err
 
 
+class NotImplementedForSymbol(MXNetError):
+    """An NDArray feature that a Symbol, which holds no values, cannot offer (as MXNet)."""
+
+    def __init__(self, function, alias, *args):
+        name = getattr(function, '__name__', str(function))
+        what = 'Function %s' % name + (' (namely operator "%s")' % alias if alias else '')
+        super().__init__(what + ' is not supported for Symbol: a Symbol describes a '
+                         'computation and holds no values. Evaluate it first (sym.eval(...), '
+                         'or call the hybridized Block on NDArrays).')
+
+
+#: MXNet's numbers for dtypes, as its files write them (symbol ``__dtype__`` attributes,
+#: the type flags of ``.params`` files). 12 is bfloat16, which NumPy lacks.
+DTYPE_TO_MX = {np.dtype(name): code for code, name in enumerate(
+    ('float32', 'float64', 'float16', 'uint8', 'int32', 'int8', 'int64', 'bool', 'int16',
+     'uint16', 'uint32', 'uint64'))}
+DTYPE_FROM_MX = {code: dtype for dtype, code in DTYPE_TO_MX.items()}
+
+#: MXNet's numbers for storage types (``__storage_type__``, ``.params`` files).
+STYPE_TO_MX = {'default': 0, 'row_sparse': 1, 'csr': 2}
+STYPE_FROM_MX = {code: stype for stype, code in STYPE_TO_MX.items()}
+
+
 def check_hyperparameter(name, value, low=None, high=None, low_open=False, high_open=False):
     """Raise ValueError naming ``name`` unless ``value`` lies in the given interval."""
     if not isinstance(value, numbers.Real) or isinstance(value, bool):

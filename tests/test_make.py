@@ -80,3 +80,9 @@ def test_a_scratch_notebook_is_the_teachers_own(tmp_path):
         assert 'notebooks/11_optimizer_playground.ipynb::Cell 0' in collected.stdout
     finally:
         scratch.unlink()
+
+
+def test_api_coverage_runs_the_report_script_against_the_reference_venv(tmp_path):
+    recipes = _dry_run('api-coverage', tmp_path)
+    # the reference venv is built first; the script then lists MXNet's names in it
+    assert recipes.index('mxnet==1.9.1') < recipes.index('scripts/api_coverage.py')

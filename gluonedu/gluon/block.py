@@ -13,18 +13,21 @@ prefix comes first (``sequential0_dense0_``). :mod:`gluonedu.name` explains how 
 reproducible names in tests and notebooks.
 
 A :class:`HybridBlock` writes its computation once, as ``hybrid_forward(F, x, ...)``,
-and receives its Parameters' values on the input's context as keyword arguments.
-gluonedu has no symbolic graphs: ``F`` is always :mod:`gluonedu.ndarray`, and
-``hybridize()`` is accepted (flags recorded) without changing any result.
+and receives its Parameters as keyword arguments: their values on the input's context
+(``F`` is :mod:`gluonedu.ndarray`), or their variables when called on symbols (``F`` is
+:mod:`gluonedu.symbol`). ``hybridize()`` makes the next call trace the computation into
+a symbolic graph that later calls run (:mod:`.hybrid`); ``export`` writes that graph and
+the Parameters in MXNet's files, which :class:`SymbolBlock` loads back.
 """
 import re
 import threading
 import warnings
 from collections import OrderedDict, defaultdict
 
-from .. import initializer, ndarray
+from .. import initializer, ndarray, symbol
 from .. import name as _name
 from ..ndarray import NDArray
+from . import hybrid
 from .parameter import Parameter, ParameterDict, DeferredInitializationError, load_values
 from .utils import _indent, _brief_print_list, HookHandle
 
@@ -45,6 +48,7 @@ class _BlockScope:
         self._block = block
         self._counter = {}
         self._old_scope = None
+        self._name_scope = None
 
     @staticmethod
     def create(prefix, params, hint):
@@ -83,11 +87,16 @@ class _BlockScope:
             return self
         self._old_scope = getattr(_BlockScope._current, 'value', None)
         _BlockScope._current.value = self
+        # Symbols made inside (hybrid_forward on symbols) are named under the prefix too.
+        self._name_scope = _name.Prefix(self._block.prefix)
+        self._name_scope.__enter__()
         return self
 
     def __exit__(self, ptype, value, trace):
         if self._block._empty_prefix:
             return
+        self._name_scope.__exit__(ptype, value, trace)
+        self._name_scope = None
         _BlockScope._current.value = self._old_scope
         self._old_scope = None
 
@@ -543,8 +552,8 @@ def _summary_table(summary):
 class HybridBlock(Block):
     """A Block whose computation is written once as ``hybrid_forward(F, x, *args, **params)``.
 
-    ``forward`` fetches this Block's own Parameters on the input's context and passes
-    them to ``hybrid_forward`` as keyword arguments named like the attributes::
+    ``forward`` passes this Block's own Parameters to ``hybrid_forward`` as keyword
+    arguments named like the attributes::
 
         class Model(HybridBlock):
             def __init__(self, **kwargs):
@@ -556,21 +565,36 @@ class HybridBlock(Block):
             def hybrid_forward(self, F, x):
                 return F.relu(self.dense1(F.relu(self.dense0(x))))
 
-    In MXNet, ``hybridize()`` then traces a symbolic graph and runs it. gluonedu has no
-    symbolic graphs: ``F`` is always :mod:`gluonedu.ndarray` and hybridized Blocks
-    compute exactly as before; ``hybridize()`` only records its flags. Children of a
-    HybridBlock must be HybridBlocks, as in MXNet.
+    On NDArrays, ``F`` is :mod:`gluonedu.ndarray` and the Parameters are their values on
+    the input's context; on Symbols, ``F`` is :mod:`gluonedu.symbol` and they are the
+    Parameters' variables, so calling the Block builds a graph.
 
-    Layers with deferred initialisation implement :meth:`infer_shape`, which sets the
-    unknown dimensions of their Parameters from the first inputs.
+    After :meth:`hybridize`, the first call traces that graph (the inputs become the
+    variables ``data``, or ``data0``, ``data1``, ...) and every call runs it instead of
+    ``hybrid_forward``: same values, same gradients, as one compiled computation. The
+    graph does not depend on the inputs' shapes, dtypes or contexts: it is traced again
+    only when the Block changes (a child added or replaced, ``cast``, ``hybridize``).
+    Children of a HybridBlock must be HybridBlocks, as in MXNet.
+
+    Parameters whose shapes depend on the input (``in_units=0``) are initialised on the
+    first call, from shapes inferred through the graph (:meth:`infer_shape`).
     """
 
     def __init__(self, prefix=None, params=None):
         super().__init__(prefix=prefix, params=params)
+        self._cached_graph = ()
+        self._cached_op = None
+        self._in_format = None
+        self._out_format = None
         self._active = False
         self._flags = []
         self._backend = None
         self._backend_opts = {}
+
+    def __setattr__(self, name, value):
+        super().__setattr__(name, value)
+        if isinstance(value, HybridBlock):
+            self._clear_cached_op()
 
     def register_child(self, block, name=None):
         if not isinstance(block, HybridBlock):
@@ -579,14 +603,20 @@ class HybridBlock(Block):
                 "HybridSequential instead of Sequential, or derive %s from Block instead."
                 % (block, type(block), type(self).__name__))
         super().register_child(block, name)
+        self._clear_cached_op()
+
+    def _clear_cached_op(self):
+        self._cached_graph = ()
+        self._cached_op = None
 
     def hybridize(self, active=True, backend=None, clear=True, static_alloc=False,
                   static_shape=False, inline_limit=2, forward_bulk_size=None,
                   backward_bulk_size=None, **kwargs):
         """Turn hybridization on or off for this Block and its descendants.
 
-        The flags (``static_alloc``, ``static_shape``, ...) are accepted and recorded
-        for compatibility; computation is unchanged (gluonedu runs NDArray code only).
+        The next call traces the graph afresh (``clear=False`` keeps a graph already
+        traced). ``static_alloc``, ``static_shape`` and the bulk sizes tune MXNet's memory
+        planning and engine; they are accepted and recorded, and change no result.
         """
         if kwargs:
             self._backend_opts = kwargs
@@ -598,44 +628,85 @@ class HybridBlock(Block):
             self._flags.append(('forward_bulk_size', forward_bulk_size))
         if backward_bulk_size is not None:
             self._flags.append(('backward_bulk_size', backward_bulk_size))
+        if clear:
+            self._clear_cached_op()
         # Same condition as MXNet 1.9.1 (which also warns for pre-hooks when deactivating).
         if (active and self._forward_hooks) or self._forward_pre_hooks:
             warnings.warn('"%s" is being hybridized while still having forward hook/pre-hook. '
-                          'In MXNet, hooks of a hybridized child of a HybridBlock would not '
-                          'take effect.' % self.name, stacklevel=2)
+                          'If "%s" is a child of HybridBlock, the hooks will not take effect.'
+                          % (self, self), stacklevel=2)
         super().hybridize(active, static_alloc=static_alloc, static_shape=static_shape,
                           inline_limit=inline_limit, forward_bulk_size=forward_bulk_size,
                           backward_bulk_size=backward_bulk_size)
 
+    def cast(self, dtype):
+        self._clear_cached_op()
+        super().cast(dtype)
+
     def optimize_for(self, x, *args, backend=None, **kwargs):
-        """Not supported: subgraph backends need MXNet's symbolic graphs."""
+        """Not supported: subgraph backends partition graphs for MXNet's accelerators."""
         raise NotImplementedError(
-            "optimize_for partitions MXNet's symbolic graph for a backend; gluonedu has no "
-            "symbolic graphs. Call the Block directly (hybridize() is accepted as a no-op).")
+            "optimize_for partitions the graph for an MXNet backend library (TensorRT, "
+            "oneDNN, ...), which gluonedu does not have. hybridize() and export() work.")
 
-    def infer_shape(self, *args):
-        """Set the unknown (0) dimensions of this Block's Parameters from the inputs.
+    # ------------------------------------------------------------------ the graph
+    def _get_graph(self, *args):
+        """``(input variables, output symbol)``, traced on first use and kept."""
+        if not self._cached_graph:
+            flat, self._in_format = hybrid.flatten(args, 'input')
+            count = sum(a is not None for a in flat)
+            if not count:
+                raise ValueError('All args are None and we do not support such a case. '
+                                 'Received args=%s' % (args,))
+            names = iter(['data'] if count == 1 else ['data%d' % i for i in range(count)])
+            variables = [None if a is None else symbol.var(next(names)) for a in flat]
+            inputs = hybrid.regroup(variables, self._in_format)
+            params = {key: p.var() for key, p in self._reg_params.items()}
+            with self.name_scope():
+                out = self.hybrid_forward(symbol, *inputs, **params)
+            out, self._out_format = hybrid.flatten(out, 'output')
+            self._cached_graph = ([v for v in variables if v is not None],
+                                  symbol.Group(out))
+        return self._cached_graph
 
-        Layers with deferred initialisation override this (``Dense`` sets its
-        weight's ``in_units`` from ``x.shape``). MXNet infers shapes from the symbolic
-        graph; gluonedu has none, so the default raises.
-        """
-        unknown = [p.name for p in self.params.values() if p._deferred_init]
-        raise NotImplementedError(
-            "%s cannot infer the shapes of its Parameters %s from its inputs: override "
-            "infer_shape(self, *args) to set param.shape from the input shapes, or create "
-            "the Parameters with full shapes." % (type(self).__name__, unknown))
+    def _build_cache(self, *args):
+        inputs, out = self._get_graph(*args)
+        data_index = {v.name: i for i, v in enumerate(inputs)}
+        input_names = out.list_inputs()
+        params = self.collect_params()
+        for name in input_names:
+            assert name in params or name in data_index, \
+                "Unknown input to HybridBlock: %s" % name
+        unused = ', '.join('%d-th' % i for name, i in data_index.items()
+                           if name not in input_names)
+        if unused:
+            warnings.warn('The %s input to HybridBlock is not used by any computation. Is this '
+                          'intended?' % unused, stacklevel=4)
+        unused = sorted(set(params.keys()) - set(input_names))
+        if unused:
+            warnings.warn('Parameter %s is not used by any computation. Is this intended?'
+                          % ', '.join(unused), stacklevel=4)
+        flat = [a for a in hybrid.flatten(args, 'input')[0] if a is not None]
+        try:
+            for name in input_names:
+                if name in params:
+                    params[name].data()
+        except DeferredInitializationError:
+            self._deferred_infer_shape(*flat)
+            for name in input_names:
+                if name in params:
+                    params[name]._finish_deferred_init()
+        sources = [(True, data_index[name]) if name in data_index else (False, params[name])
+                   for name in input_names]
+        self._cached_op = hybrid.CachedOp(out, sources)
 
-    def infer_type(self, *args):
-        """Set the dtypes of this Block's Parameters from the inputs; layers may override.
-
-        MXNet infers dtypes from the symbolic graph; gluonedu has none, so the default
-        raises. (Forward never calls it: Parameters keep the dtype they were given.)
-        """
-        raise NotImplementedError(
-            "%s cannot infer Parameter dtypes from its inputs without a symbolic graph: "
-            "give the dtype when creating the Parameters, or call block.cast(dtype)."
-            % type(self).__name__)
+    def _call_cached_op(self, *args):
+        if self._cached_op is None:
+            self._build_cache(*args)
+        flat, fmt = hybrid.flatten(args, 'input')
+        hybrid.check_format(fmt, self._in_format)
+        out = self._cached_op([a for a in flat if a is not None])
+        return hybrid.regroup(out, self._out_format)
 
     def _deferred_infer_shape(self, *args):
         try:
@@ -644,25 +715,65 @@ class HybridBlock(Block):
             raise ValueError("Deferred initialization failed because shape cannot be "
                              "inferred. %s" % err) from err
 
-    def forward(self, x, *args):
-        """Call ``hybrid_forward(ndarray, x, *args, **params)`` on the input's context.
+    def _infer_attrs(self, infer_fn, attr, *args):
+        """Set ``attr`` ('shape' or 'dtype') of every Parameter from the graph, inferred
+        from the inputs' ones."""
+        inputs, out = self._get_graph(*args)
+        flat = [a for a in hybrid.flatten(args, 'input')[0] if a is not None]
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter('always')
+            arg_attrs, _, aux_attrs = getattr(out, infer_fn)(
+                **{v.name: getattr(a, attr) for v, a in zip(inputs, flat)})
+        if arg_attrs is None:
+            raise ValueError(caught[0].message if caught else
+                             '%s could not decide every Parameter\'s %s' % (infer_fn, attr))
+        inferred = dict(zip(out.list_arguments(), arg_attrs))
+        inferred.update(zip(out.list_auxiliary_states(), aux_attrs))
+        for param in self.collect_params().values():
+            if param.name not in inferred:
+                raise KeyError("%s cannot infer the %s of Parameter '%s': its graph does not "
+                               "use it. Give the Parameter a full %s, or override "
+                               "infer_%s." % (self.name, attr, param.name, attr,
+                                              'shape' if attr == 'shape' else 'type'))
+            setattr(param, attr, inferred[param.name])
 
-        Parameters are fetched on the context of the first NDArray among the inputs.
-        If their initialisation was deferred, :meth:`infer_shape` sets their shapes
-        from the inputs and they are initialised now.
+    def infer_shape(self, *args):
+        """Set the unknown (0) dimensions of the Parameters from the inputs' shapes, by
+        inferring shapes through the graph."""
+        self._infer_attrs('infer_shape', 'shape', *args)
+
+    def infer_type(self, *args):
+        """Set the dtypes of the Parameters from the inputs' dtypes through the graph."""
+        self._infer_attrs('infer_type', 'dtype', *args)
+
+    # ------------------------------------------------------------------ calling
+    def forward(self, x, *args):
+        """Run the computation on NDArrays (the cached graph once hybridized), or build it
+        on Symbols.
+
+        On NDArrays, Parameters are fetched on the context of the first NDArray among the
+        inputs; if their initialisation was deferred, their shapes are inferred from the
+        inputs and they are initialised now.
         """
-        arrays = [a for a in _flatten([x] + list(args)) if isinstance(a, NDArray)]
-        if not arrays:
-            raise ValueError("In HybridBlock, there must be one NDArray in the input (got %s). "
-                             "Convert inputs with mx.nd.array(...)."
+        has_symbol, has_ndarray, contexts, ctx = hybrid.gather_type_ctx_info([x] + list(args))
+        if has_symbol and has_ndarray:
+            raise ValueError('In HybridBlock, we do not support mixed NDArrays and Symbols '
+                             'types for the input. Please check the type of the args.')
+        if not has_symbol and not has_ndarray:
+            raise ValueError("In HybridBlock, there must be one NDArray or one Symbol in the "
+                             "input (got %s). Convert inputs with mx.nd.array(...)."
                              % ', '.join(type(a).__name__ for a in [x] + list(args)))
-        ctx = arrays[0].context
+        if has_symbol:
+            params = {key: p.var() for key, p in self._reg_params.items()}
+            with self.name_scope():
+                return self.hybrid_forward(symbol, x, *args, **params)
         if self._active:
-            contexts = {a.context for a in arrays}
             if len(contexts) > 1:
                 raise ValueError("A hybridized HybridBlock takes inputs on one context only, "
                                  "but got inputs on %s. Move them with as_in_context(ctx)."
                                  % sorted(contexts, key=str))
+            with ctx:
+                return self._call_cached_op(x, *args)
         with ctx:
             try:
                 params = {key: p.data(ctx) for key, p in self._reg_params.items()}
@@ -679,47 +790,37 @@ class HybridBlock(Block):
         Parameters
         ----------
         F : module
-            :mod:`gluonedu.ndarray` (MXNet also passes its symbol module here).
-        x : NDArray
+            :mod:`gluonedu.ndarray` on NDArrays, :mod:`gluonedu.symbol` on Symbols.
+        x : NDArray or Symbol
             The first input.
-        *args : NDArray
+        *args : NDArray or Symbol
             Further inputs.
-        **kwargs : NDArray
-            This Block's Parameters on ``x``'s context, by attribute name.
+        **kwargs : NDArray or Symbol
+            This Block's Parameters (values on ``x``'s context, or variables).
         """
         raise NotImplementedError(
             "%s does not define hybrid_forward(self, F, x, *args, **params): override it."
             % type(self).__name__)
 
     def export(self, path, epoch=0, remove_amp_cast=True):
-        """Not supported: exporting writes MXNet's symbolic graph, which gluonedu does not build.
+        """Write the traced graph to ``path-symbol.json`` and the Parameters to
+        ``path-%04d.params`` (``epoch``), in MXNet's formats.
 
-        Save the values with :meth:`save_parameters` and rebuild the network in code.
+        Call :meth:`hybridize` and run the Block once first. The files load into
+        :meth:`SymbolBlock.imports` — gluonedu's or MXNet's — and MXNet's Module or C++
+        API. With one input, it is called ``data``; with several, ``data0``, ``data1``, ...
         """
-        raise NotImplementedError(
-            "HybridBlock.export writes a symbolic graph (path-symbol.json) and gluonedu has no "
-            "symbolic graphs. Use save_parameters(filename) and rebuild the network in Python "
-            "code, then load_parameters(filename).")
+        if not self._cached_graph:
+            raise RuntimeError(
+                "Please first call block.hybridize() and then run forward with this block at "
+                "least once before calling export.")
+        sym = self._cached_graph[1]
+        sym.save('%s-symbol.json' % path, remove_amp_cast=remove_amp_cast)
+        params = self.collect_params()
+        aux_names = set(sym.list_auxiliary_states())
+        arrays = {('aux:%s' if name in aux_names else 'arg:%s') % name: params[name]._reduce()
+                  for name in sym.list_inputs() if name in params}
+        ndarray.save('%s-%04d.params' % (path, epoch), arrays, format='mxnet')
 
 
-# ---------------------------------------------------------------------- SymbolBlock
-class SymbolBlock(HybridBlock):
-    """Not supported: a SymbolBlock wraps an MXNet symbolic graph, which gluonedu lacks.
-
-    Build the network from Blocks in Python and use save_parameters/load_parameters.
-    """
-
-    def __init__(self, outputs, inputs, params=None):  # pylint: disable=super-init-not-called
-        raise NotImplementedError(
-            "SymbolBlock wraps an MXNet symbolic graph, and gluonedu has no symbolic graphs. "
-            "Define the network with Block/HybridBlock subclasses instead and move weights "
-            "with save_parameters/load_parameters.")
-
-    @staticmethod
-    def imports(symbol_file, input_names, param_file=None, ctx=None, allow_missing=False,
-                ignore_extra=False):
-        """Not supported: loading a ``-symbol.json`` needs MXNet's symbolic graphs."""
-        raise NotImplementedError(
-            "SymbolBlock.imports loads an MXNet symbolic graph (%s), which gluonedu cannot "
-            "run. Rebuild the network as Blocks and load its weights with load_parameters."
-            % symbol_file)
+from .symbol_block import SymbolBlock  # noqa: E402  (builds on HybridBlock)

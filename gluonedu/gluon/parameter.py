@@ -16,7 +16,7 @@ import warnings
 
 import numpy as np
 
-from .. import autograd, initializer
+from .. import autograd, initializer, symbol
 from .. import ndarray as nd
 from ..base import MXNetError, mx_real_t
 from ..context import Context, cpu, current_context
@@ -432,9 +432,12 @@ class Parameter:
             nd.zeros_like(g, out=g)
 
     def var(self):
-        """A description of this Parameter as a graph variable (name, shape, attributes)."""
+        """This Parameter's variable for symbolic graphs (made once): its name, with its
+        shape, dtype, lr_mult, wd_mult, initializer and storage type as attributes."""
         if self._var is None:
-            self._var = ParameterVariable(self)
+            self._var = symbol.var(self.name, shape=self.shape, dtype=self.dtype,
+                                   lr_mult=self.lr_mult, wd_mult=self.wd_mult, init=self.init,
+                                   stype=self._stype)
         return self._var
 
     def cast(self, dtype):
@@ -448,32 +451,6 @@ class Parameter:
                 return
             self._grad = [g.astype(dtype) for g in self._grad]
             autograd.mark_variables(self._data, self._grad, self.grad_req)
-
-
-class ParameterVariable:
-    """What ``Parameter.var()`` returns: the variable's name and attributes.
-
-    gluonedu has no symbolic graphs; this keeps the information a Symbol variable
-    carries in MXNet (``name``, ``attr``, ``list_attr``).
-    """
-
-    def __init__(self, param):
-        self.name = param.name
-        self._attrs = {'__shape__': str(param.shape), '__dtype__': str(np.dtype(param.dtype)),
-                       '__lr_mult__': str(param.lr_mult), '__wd_mult__': str(param.wd_mult),
-                       '__storage_type__': param._stype}
-        if param.init is not None:
-            self._attrs['__init__'] = (param.init if isinstance(param.init, str)
-                                       else param.init.dumps())
-
-    def attr(self, key):
-        return self._attrs.get(key)
-
-    def list_attr(self):
-        return dict(self._attrs)
-
-    def __repr__(self):
-        return '<Variable %s>' % self.name
 
 
 class _CopyValue(initializer.Initializer):

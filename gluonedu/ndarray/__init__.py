@@ -2,17 +2,10 @@
 from .ndarray import NDArray, array, empty, zeros, ones, full, arange, waitall, from_numpy
 from .ops import *  # noqa: F401,F403
 from .ops import __all__ as _ops_all
-from .nn_ops import *  # noqa: F401,F403  (Convolution, Pooling, BatchNorm, ...)
-from .nn_ops import OPERATORS as _nn_ops_all
-from . import sparse, random
+from . import sparse, random, registry, _internal  # noqa: F401
 from .sparse import RowSparseNDArray, CSRNDArray, cast_storage
 from .io import save, load
 
-# MXNet's flat aliases of the random samplers.
-random_uniform = random.uniform
-random_normal = random.normal
-random_randint = random.randint
-
 __all__ = ['NDArray', 'RowSparseNDArray', 'CSRNDArray', 'array', 'empty', 'zeros', 'ones', 'full',
            'arange', 'waitall', 'from_numpy', 'sparse', 'random', 'save', 'load',
-           'cast_storage'] + list(_ops_all) + list(_nn_ops_all)
+           'cast_storage'] + list(_ops_all)

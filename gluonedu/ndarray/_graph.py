@@ -23,13 +23,22 @@ STATE = _State()
 
 
 class Node:
-    """How one recorded output was computed: ``backward(out_grad) -> input grads``."""
-    __slots__ = ('inputs', 'backward', 'op')
+    """How one recorded output was computed: ``backward(out_grad) -> input grads``.
 
-    def __init__(self, inputs, backward, op):
+    ``op`` names the operation: ``(Op, params)`` for an operator of the table (the outputs
+    of one call share that tuple; ``index`` tells which output this is), else a name.
+    """
+    __slots__ = ('inputs', 'backward', 'op', 'index')
+
+    def __init__(self, inputs, backward, op, index=0):
         self.inputs = inputs
         self.backward = backward
         self.op = op
+        self.index = index
+
+    def op_name(self):
+        """The operation's name (an operator's MXNet name), for messages."""
+        return self.op[0].name if isinstance(self.op, tuple) else self.op
 
 
 class RowGrad:
@@ -55,11 +64,53 @@ def is_tracked(arr):
     return arr._node is not None or (arr._grad_req is not None and arr._grad_req != 'null')
 
 
-def record(out, inputs, backward, op):
+def record(out, inputs, backward, op, index=0):
     """Attach a node to ``out`` if recording and any input is tracked; returns ``out``."""
     if STATE.recording and any(is_tracked(x) for x in inputs):
-        out._node = Node(tuple(inputs), backward, op)
+        out._node = Node(tuple(inputs), backward, op, index)
     return out
+
+
+def recorded_calls(head):
+    """How ``head`` was computed, for ``autograd.get_symbol``: ``(leaves, calls, output)``.
+
+    ``leaves`` are the arrays the recording started from, ``calls`` the operator calls in
+    order, each ``(key, op, params, inputs)`` with ``inputs`` a list of ``('leaf', i)`` or
+    ``(call key, output index)``, and ``output`` the reference of ``head``. MXNetError if
+    an operation outside the operator table (indexing, in-place writes) took part.
+    """
+    leaves, calls, refs = [], [], {}
+
+    def ref(arr):
+        node = arr._node
+        if node is None:
+            if id(arr) not in refs:
+                refs[id(arr)] = ('leaf', len(leaves))
+                leaves.append(arr)
+            return refs[id(arr)]
+        return (id(node.op), node.index)
+
+    order, visited = [], set()
+    stack = [(head, False)]
+    while stack:  # depth-first, each call after the calls it reads
+        arr, expanded = stack.pop()
+        node = arr._node
+        if node is None:
+            ref(arr)
+        elif expanded:
+            order.append(node)
+        elif id(node.op) not in visited:
+            visited.add(id(node.op))
+            if not isinstance(node.op, tuple):
+                raise MXNetError("get_symbol: this array was computed with %r, which has no "
+                                 "symbolic form; use the operators of mx.nd (e.g. nd.slice "
+                                 "instead of x[...])" % (node.op,))
+            stack.append((arr, True))
+            stack.extend((x, False) for x in reversed(node.inputs))
+    for node in order:
+        op, params = node.op
+        calls.append((id(node.op), op, params, [ref(x) for x in node.inputs]))
+    return leaves, calls, ref(head)
 
 
 def _accumulate(xp, total, grad):
@@ -95,6 +146,11 @@ def _topological_order(heads):
     return order
 
 
+#: What NumPy raises about the values or shapes it is given: an operator reports it as its
+#: own MXNetError (IndexError is not among them: MXNet raises it too, e.g. gather_nd's).
+NUMPY_ERRORS = (ValueError, ZeroDivisionError, FloatingPointError)
+
+
 def run_backward(heads, head_grads, retain_graph):
     """Back-propagate from ``heads``; return {id(variable): (variable, gradient)}."""
     grads = {}
@@ -121,7 +177,10 @@ def run_backward(heads, head_grads, retain_graph):
                 "Pass retain_graph=True to the first backward() to differentiate twice.")
         if isinstance(grad, RowGrad):
             grad = grad.todense(arr._xp)
-        input_grads = node.backward(grad)
+        try:
+            input_grads = node.backward(grad)
+        except NUMPY_ERRORS as err:
+            raise MXNetError('the gradient of %s: %s' % (node.op_name(), err)) from None
         if not retain_graph:
             node.backward = None
         for x, g in zip(node.inputs, input_grads):

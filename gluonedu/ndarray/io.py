@@ -16,12 +16,17 @@ members are exactly the ones the manifest names, and every array's header agains
 manifest entry (dtype, shape; a sparse array's parts against each other). A file that
 fails any check raises :class:`~gluonedu.base.MXNetError`; nothing is unpickled. Files
 are written atomically (:func:`gluonedu.files.atomic_write`).
+
+``save(..., format='mxnet')`` writes MXNet's own binary format instead (what MXNet's
+``nd.load`` reads, see :mod:`.mxnet_format`); ``load`` recognises either format by its
+first bytes.
 """
 import numpy as np
 
 from ..base import MXNetError
 from ..context import cpu
 from ..files import atomic_write
+from . import mxnet_format
 from .archive import DTYPES, ArchiveReader, shape_is_sane, write_archive
 from .ndarray import NDArray, from_numpy
 
@@ -49,8 +54,15 @@ def _files(i, stype):
     return {part: '%d.%s.npy' % (i, part) for part in _PARTS[stype]}
 
 
-def save(fname, data):
-    """Save an NDArray, a list of NDArrays or a dict of str -> NDArray to ``fname``."""
+def save(fname, data, format='gluonedu'):  # pylint: disable=redefined-builtin
+    """Save an NDArray, a list of NDArrays or a dict of str -> NDArray to ``fname``.
+
+    format : {'gluonedu', 'mxnet'}
+        gluonedu's ZIP of ``.npy`` files (the default), or MXNet's binary format, which
+        MXNet 1.x's ``nd.load`` reads.
+    """
+    if format not in ('gluonedu', 'mxnet'):
+        raise ValueError("save(): format must be 'gluonedu' or 'mxnet', got %r" % (format,))
     if isinstance(data, NDArray):
         data = [data]
     if isinstance(data, dict):
@@ -62,11 +74,17 @@ def save(fname, data):
     else:
         raise TypeError("save() takes an NDArray, a list of NDArrays or a dict of "
                         "str -> NDArray, not %s" % type(data).__name__)
-    entries, blobs = [], []
     for i, (name, arr) in enumerate(items):
         if not isinstance(arr, NDArray):
             raise TypeError("save(): entry %r is a %s, not an NDArray"
                             % (name if name is not None else i, type(arr).__name__))
+    if format == 'mxnet':
+        names = [name for name, _ in items] if kind == 'dict' else []
+        arrays = [arr for _, arr in items]
+        atomic_write(fname, lambda f: mxnet_format.write(f, names, arrays))
+        return
+    entries, blobs = [], []
+    for i, (name, arr) in enumerate(items):
         files = _files(i, arr.stype)
         entries.append({'name': name, 'stype': arr.stype, 'shape': list(arr.shape),
                         'dtype': np.dtype(arr.dtype).name, 'files': files})
@@ -155,13 +173,18 @@ def _adopt(host, ctx):
 
 
 def load(fname, ctx=None):
-    """Load what :func:`save` wrote: a list or a dict of NDArrays (on ``ctx``, default cpu).
+    """Load what :func:`save` wrote — or MXNet's ``nd.save`` — a list or a dict of NDArrays
+    (on ``ctx``, default cpu).
 
     The whole file is checked before any array is read; a damaged or foreign file
     raises MXNetError.
     """
     from .sparse import csr_matrix, row_sparse_array
     ctx = ctx or cpu()
+    with open(fname, 'rb') as f:
+        if mxnet_format.is_mxnet_file(f.read(8)):
+            f.seek(0)
+            return mxnet_format.read(f, fname, ctx)
     with ArchiveReader(fname, str(fname)) as reader:
         manifest = reader.document(MANIFEST, _MANIFEST_BYTES + _MANIFEST_BYTES_PER_MEMBER
                                    * len(reader.members))

@@ -11,6 +11,8 @@ context it lives on. As in MXNet 1.x:
 * arrays are mutable: ``x[:] = y``, ``x += y`` and ``out=`` write in place.
 """
 import numbers
+import operator
+import warnings
 
 import numpy as np
 
@@ -226,7 +228,7 @@ class NDArray:
         _check_grad_req(grad_req)
         # (self.dtype, not self._data: a sparse array's _data is its dense equivalent.)
         if stype in (None, 'default'):
-            grad = zeros(self.shape, ctx=self._ctx, dtype=self.dtype)
+            grad = _filled(0, self.shape, self._ctx, self.dtype)
         else:
             grad = sparse.zeros(stype, self.shape, ctx=self._ctx, dtype=self.dtype)
         _mark_variable(self, grad, grad_req)
@@ -330,9 +332,13 @@ class NDArray:
         return _graph.record(out, (self,), backward, 'slice')
 
     def _inplace(self, other, op):
+        """``x += y`` and friends, ``op`` NumPy's name of the operation ('add', ...)."""
         self._check_writable()
         self._check_recorded_value(other, whole=False)
-        result = _binary_op(self, other, op)
+        result = _ops.binary.apply(op, self, other)
+        if result.shape != self.shape:
+            raise MXNetError("in-place operation: the result has shape %s, this array %s"
+                             % (result.shape, self.shape))
         self._data[...] = result._data
         return self
 
@@ -352,44 +358,45 @@ class NDArray:
         return self._inplace(other, 'mod')
 
     # ------------------------------------------------------------------ arithmetic
+    # As MXNet: an array operand picks broadcast_<op>, a number the <op>_scalar operator.
     def __add__(self, other):
-        return _binary_op(self, other, 'add')
+        return _ops.add(self, other)
 
     def __radd__(self, other):
-        return _binary_op(self, other, 'add')
+        return _ops.add(other, self)
 
     def __sub__(self, other):
-        return _binary_op(self, other, 'subtract')
+        return _ops.subtract(self, other)
 
     def __rsub__(self, other):
-        return _binary_op(other, self, 'subtract')
+        return _ops.subtract(other, self)
 
     def __mul__(self, other):
-        return _binary_op(self, other, 'multiply')
+        return _ops.multiply(self, other)
 
     def __rmul__(self, other):
-        return _binary_op(self, other, 'multiply')
+        return _ops.multiply(other, self)
 
     def __truediv__(self, other):
-        return _binary_op(self, other, 'divide')
+        return _ops.divide(self, other)
 
     def __rtruediv__(self, other):
-        return _binary_op(other, self, 'divide')
+        return _ops.divide(other, self)
 
     def __mod__(self, other):
-        return _binary_op(self, other, 'mod')
+        return _ops.modulo(self, other)
 
     def __rmod__(self, other):
-        return _binary_op(other, self, 'mod')
+        return _ops.modulo(other, self)
 
     def __pow__(self, other):
-        return _binary_op(self, other, 'power')
+        return _ops.power(self, other)
 
     def __rpow__(self, other):
-        return _binary_op(other, self, 'power')
+        return _ops.power(other, self)
 
     def __neg__(self):
-        return _binary_op(self, -1.0, 'multiply')
+        return _ops.binary.negate(self)
 
     def __pos__(self):
         return self
@@ -398,51 +405,51 @@ class NDArray:
         return _ops.abs(self)
 
     def __eq__(self, other):
-        return _binary_op(self, other, 'equal')
+        return _ops.equal(self, other)
 
     def __ne__(self, other):
-        return _binary_op(self, other, 'not_equal')
+        return _ops.not_equal(self, other)
 
     def __lt__(self, other):
-        return _binary_op(self, other, 'less')
+        return _ops.lesser(self, other)
 
     def __le__(self, other):
-        return _binary_op(self, other, 'less_equal')
+        return _ops.lesser_equal(self, other)
 
     def __gt__(self, other):
-        return _binary_op(self, other, 'greater')
+        return _ops.greater(self, other)
 
     def __ge__(self, other):
-        return _binary_op(self, other, 'greater_equal')
+        return _ops.greater_equal(self, other)
 
-    # ------------------------------------------------------------------ shape & reductions
+    # ------------------------------------------------------------------ shape
+    # Most operator methods (x.sum(...), x.take(...)) are attached below from the table.
     def reshape(self, *shape, **kwargs):
-        """Reshape, with MXNet's special codes 0 (keep), -1 (infer), -2, -3, -4."""
+        """Reshape, with MXNet's special codes 0 (keep), -1 (infer), -2, -3, -4.
+
+        A view sharing this array's memory, as in MXNet (the ``nd.reshape`` operator copies).
+        """
         if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
             shape = tuple(shape[0])
         shape = kwargs.pop('shape', shape)
         reverse = kwargs.pop('reverse', False)
         if kwargs:
             raise TypeError("reshape() got unexpected arguments %s" % sorted(kwargs))
-        return _ops._reshape(self, shape, reverse, copy=False)  # a view, as in MXNet
+        return _ops.shape.reshape_view(self, shape, reverse)
 
-    def reshape_like(self, other):
-        return _ops.reshape(self, shape=other.shape)
+    def flatten(self, inplace=False):
+        """(d0, d1, ...) -> (d0, d1·...): a copy, or a view with ``inplace=True``."""
+        return self.reshape((0, -1)) if inplace else _ops.flatten(self)
 
-    def flatten(self):
-        return _ops.flatten(self)
+    def expand_dims(self, axis, inplace=False):
+        """Insert a size-1 axis at ``axis``: a copy, or a view with ``inplace=True``."""
+        result = _ops.expand_dims(self, axis=axis)
+        return self.reshape(result.shape) if inplace else result
 
-    def expand_dims(self, axis):
-        return _ops.expand_dims(self, axis)
-
-    def squeeze(self, axis=None):
-        return _ops.squeeze(self, axis)
-
-    def transpose(self, axes=None):
-        return _ops.transpose(self, axes)
-
-    def swapaxes(self, dim1, dim2):
-        return _ops.swapaxes(self, dim1, dim2)
+    def squeeze(self, axis=None, inplace=False):
+        """Remove size-1 axes: a copy, or a view with ``inplace=True``."""
+        result = _ops.squeeze(self, axis=axis)
+        return self.reshape(result.shape) if inplace else result
 
     def broadcast_to(self, shape):
         """Broadcast to ``shape``; unlike ``nd.broadcast_to``, the method (as MXNet's) may
@@ -456,96 +463,15 @@ class NDArray:
             raise ValueError("cannot broadcast an array of shape %s to %s: only size-1 axes "
                              "grow" % (self.shape, shape))
         source = self.reshape(padded) if padded != self.shape else self
-        return _ops.broadcast_to(source, shape)
+        return _ops.broadcast_to(source, shape=shape)
 
     def broadcast_like(self, other):
         """Broadcast to ``other``'s shape (leading axes may be added, as MXNet)."""
         return self.broadcast_to(other.shape)
 
-    def tile(self, reps):
-        return _ops.tile(self, reps)
-
-    def repeat(self, repeats, axis=None):
-        return _ops.repeat(self, repeats, axis)
-
-    def split(self, num_outputs, axis=1, squeeze_axis=False):
-        return _ops.split(self, num_outputs, axis, squeeze_axis)
-
-    def sum(self, axis=None, keepdims=False, exclude=False):
-        return _ops.sum(self, axis, keepdims, exclude)
-
-    def mean(self, axis=None, keepdims=False, exclude=False):
-        return _ops.mean(self, axis, keepdims, exclude)
-
-    def max(self, axis=None, keepdims=False, exclude=False):
-        return _ops.max(self, axis, keepdims, exclude)
-
-    def min(self, axis=None, keepdims=False, exclude=False):
-        return _ops.min(self, axis, keepdims, exclude)
-
-    def prod(self, axis=None, keepdims=False, exclude=False):
-        return _ops.prod(self, axis, keepdims, exclude)
-
-    def norm(self, ord=2, axis=None, keepdims=False):
-        return _ops.norm(self, ord, axis, keepdims)
-
-    def argmax(self, axis=None, keepdims=False):
-        return _ops.argmax(self, axis, keepdims)
-
-    def argmin(self, axis=None, keepdims=False):
-        return _ops.argmin(self, axis, keepdims)
-
-    # ------------------------------------------------------------------ elementwise
-    def abs(self):
-        return _ops.abs(self)
-
-    def sign(self):
-        return _ops.sign(self)
-
-    def sqrt(self):
-        return _ops.sqrt(self)
-
-    def square(self):
-        return _ops.square(self)
-
-    def exp(self):
-        return _ops.exp(self)
-
-    def log(self):
-        return _ops.log(self)
-
-    def relu(self):
-        return _ops.relu(self)
-
-    def sigmoid(self):
-        return _ops.sigmoid(self)
-
-    def tanh(self):
-        return _ops.tanh(self)
-
-    def softmax(self, axis=-1):
-        return _ops.softmax(self, axis=axis)
-
-    def log_softmax(self, axis=-1):
-        return _ops.log_softmax(self, axis=axis)
-
-    def clip(self, a_min, a_max):
-        return _ops.clip(self, a_min, a_max)
-
-    def one_hot(self, depth, on_value=1.0, off_value=0.0, dtype='float32'):
-        return _ops.one_hot(self, depth, on_value, off_value, dtype)
-
-    def pick(self, index, axis=-1, keepdims=False):
-        return _ops.pick(self, index, axis, keepdims)
-
-    def zeros_like(self):
-        return _ops.zeros_like(self)
-
-    def ones_like(self):
-        return _ops.ones_like(self)
-
-    def dot(self, other, transpose_a=False, transpose_b=False):
-        return _ops.dot(self, other, transpose_a, transpose_b)
+    def split_v2(self, *args, **kwargs):
+        """Same as ``mx.nd.split_v2(self, ...)``."""
+        return _ops.split_v2(self, *args, **kwargs)
 
 
 # ---------------------------------------------------------------------- helpers
@@ -583,6 +509,9 @@ def _fit_value(src, target_shape):
     """Broadcast a value into a slice's shape, allowing MXNet's size-1 leftovers."""
     if tuple(src.shape) == tuple(target_shape):
         return src
+    if src.ndim > len(target_shape) and src.size == int(np.prod(target_shape)):
+        # e.g. c[i] = a[i] + b[i]: a one-element array into one element
+        return src.reshape(target_shape)
     try:
         np.broadcast_shapes(src.shape, target_shape)
         return src
@@ -630,99 +559,6 @@ def _check_same_device(op, arrays):
                                                                 first._ctx))
 
 
-def _check_same_dtype(op, arrays):
-    first = arrays[0]
-    for other in arrays[1:]:
-        if other._data.dtype != first._data.dtype:
-            raise MXNetError(
-                "%s: inputs have different dtypes (%s and %s). Convert one with "
-                ".astype('%s') first." % (op, first._data.dtype, other._data.dtype,
-                                          first._data.dtype))
-
-
-def _binary_grads(op, xp, a, b, out, g):
-    """Gradients of ``out = op(a, b)`` for the raw arrays a and b (either may be a scalar)."""
-    if op == 'add':
-        return g, g
-    if op == 'subtract':
-        return g, -g
-    if op == 'multiply':
-        return g * b, g * a
-    if op == 'divide':
-        return g / b, -g * a / (b * b)
-    if op == 'power':
-        ga = g * b * xp.power(a, b - 1)
-        with np.errstate(divide='ignore', invalid='ignore'):
-            gb = g * out * xp.log(a)
-        return ga, gb
-    if op == 'maximum':
-        mask = (a >= b)
-        return g * mask, g * ~mask
-    if op == 'minimum':
-        mask = (a <= b)
-        return g * mask, g * ~mask
-    if op == 'mod':
-        return g, -g * xp.floor(a / b)
-    # comparisons: piecewise constant, zero gradient
-    return xp.zeros_like(g), xp.zeros_like(g)
-
-
-_COMPARISONS = ('equal', 'not_equal', 'less', 'less_equal', 'greater', 'greater_equal')
-
-
-def _binary_op(lhs, rhs, op):
-    """Element-wise ``op`` with broadcasting between NDArrays and/or scalars."""
-    arrays = [x for x in (lhs, rhs) if isinstance(x, NDArray)]
-    for i, x in enumerate((lhs, rhs)):
-        if not isinstance(x, (NDArray, numbers.Number)):
-            if isinstance(x, np.ndarray):
-                raise TypeError("cannot combine an NDArray with a NumPy array in %s; wrap it "
-                                "first with mx.nd.array(...)" % op)
-            raise TypeError("unsupported operand type for %s: %s" % (op, type(x).__name__))
-    if len(arrays) == 2:
-        _check_same_device(op, arrays)
-        _check_same_dtype(op, arrays)
-    ref = arrays[0]
-    ctx, xp, dtype = ref._ctx, ref._xp, ref._data.dtype
-    # As MXNet, a scalar operand is first cast to the array's dtype: int32 * 1.5 == int32 * 1.
-    a = lhs._data if isinstance(lhs, NDArray) else dtype.type(lhs)
-    b = rhs._data if isinstance(rhs, NDArray) else dtype.type(rhs)
-    if len(arrays) == 2 and a.shape != b.shape:
-        try:
-            np.broadcast_shapes(a.shape, b.shape)
-        except ValueError:
-            raise MXNetError("%s: shapes %s and %s cannot be broadcast together"
-                             % (op, a.shape, b.shape)) from None
-    func = getattr(xp, op)
-    with _backend.device_scope(ctx), np.errstate(divide='ignore', invalid='ignore'):
-        if op in _COMPARISONS:
-            data = func(a, b).astype(dtype)
-        else:
-            data = func(a, b)
-            if data.dtype != dtype:
-                data = data.astype(dtype)
-            if op == 'mod':  # as MXNet: x % 0 is 0, not NaN
-                data = xp.where(b == 0, xp.zeros_like(data), data)
-    out = NDArray(data, ctx)
-
-    def backward(g):
-        ga, gb = _binary_grads(op, xp, a, b, data, g)
-        return (_unbroadcast(xp, ga, a.shape) if isinstance(lhs, NDArray) else None,
-                _unbroadcast(xp, gb, b.shape) if isinstance(rhs, NDArray) else None)
-    inputs = (lhs if isinstance(lhs, NDArray) else _CONST, rhs if isinstance(rhs, NDArray)
-              else _CONST)
-    return _graph.record(out, inputs, backward, op)
-
-
-class _Constant:
-    """Stands in the inputs of a node for a Python scalar operand."""
-    _node = None
-    _grad_req = None
-
-
-_CONST = _Constant()
-
-
 # ---------------------------------------------------------------------- creation
 def from_numpy(data, ctx=None):
     """Wrap a NumPy (or CuPy) array without changing its dtype (copies to the device)."""
@@ -733,11 +569,17 @@ def from_numpy(data, ctx=None):
                                 else data, copy=True), ctx)
 
 
+#: The dtypes an NDArray can hold, as MXNet 1.9.1 (bfloat16 aside: NumPy has none).
+_DTYPES = frozenset(np.dtype(t) for t in ('float16', 'float32', 'float64', 'uint8', 'int8',
+                                          'int32', 'int64', 'bool'))
+
+
 def array(source_array, ctx=None, dtype=None):
     """An NDArray holding a copy of ``source_array`` (list, NumPy array or NDArray).
 
     As MXNet 1.x, the dtype is float32 unless given, except that an NDArray source keeps
-    its dtype.
+    its dtype. NumPy arrays of Python objects convert when the objects are numbers (what
+    pandas' ``.values`` gives for mixed numeric columns).
     """
     if isinstance(source_array, NDArray):
         if source_array.stype != 'default':
@@ -745,72 +587,83 @@ def array(source_array, ctx=None, dtype=None):
         if dtype is None:
             dtype = source_array._data.dtype
         host = _backend.to_host(source_array._data)
+    elif isinstance(source_array, np.ndarray) or (hasattr(source_array, 'get')
+                                                   and hasattr(source_array, 'dtype')):
+        host = _backend.to_host(source_array)
     else:
         try:
-            host = np.asarray(_backend.to_host(source_array) if hasattr(source_array, 'get')
-                              and not isinstance(source_array, dict) else source_array)
-        except ValueError as err:
-            raise ValueError("cannot make an NDArray from this input: %s" % err) from None
-        if host.dtype == object:
-            raise TypeError("cannot make an NDArray from %r: give numbers, nested lists of "
-                            "numbers of equal length, or a NumPy array" % (type(source_array),))
+            host = np.array(source_array, dtype=normalize_dtype(dtype))
+        except (ValueError, TypeError):
+            raise TypeError("cannot make an NDArray from %r: give a number, nested lists of "
+                            "numbers of equal length, or a NumPy array"
+                            % (type(source_array).__name__,)) from None
     dtype = normalize_dtype(dtype)
+    if dtype not in _DTYPES:
+        raise TypeError("NDArrays cannot hold %s: use one of %s"
+                        % (dtype, ', '.join(sorted(str(d) for d in _DTYPES))))
     return from_numpy(host.astype(dtype, copy=False), ctx)
 
 
-def _shape_tuple(shape):
-    if isinstance(shape, numbers.Integral):
-        return (int(shape),)
-    shape = tuple(int(n) for n in shape)
-    if any(n < 0 for n in shape):
-        raise ValueError("shape %s has a negative dimension" % (shape,))
-    return shape
-
-
-def _filled(fill, shape, ctx, dtype, stype):
-    if stype not in (None, 'default'):
-        if fill != 0:
-            raise ValueError("only zeros can be created with stype=%r" % (stype,))
-        from . import sparse
-        return sparse.zeros(stype, shape, ctx=ctx, dtype=dtype)
+def _filled(fill, shape, ctx, dtype):
+    """An array of ``shape`` filled with ``fill``, for gluonedu's own use (no checks)."""
     ctx = _as_ctx(ctx)
     xp = _backend.array_module(ctx)
     with _backend.device_scope(ctx):
-        return NDArray(xp.full(_shape_tuple(shape), fill, dtype=normalize_dtype(dtype)), ctx)
+        return NDArray(xp.full(shape, fill, dtype=normalize_dtype(dtype)), ctx)
+
+
+def _create(name, shape, ctx, dtype, **kwargs):
+    """Call the creation operator ``name`` as MXNet's zeros/ones do."""
+    return _ops.registry.invoke(name, shape=shape, ctx=_as_ctx(ctx),
+                                dtype=np.float32 if dtype is None else dtype, **kwargs)
 
 
 def zeros(shape, ctx=None, dtype=None, stype=None, **kwargs):
-    """An array of zeros. ``stype='row_sparse'`` gives an empty row-sparse array."""
-    return _filled(0, shape, ctx, dtype, stype)
+    """An array of zeros (float32 unless ``dtype``). ``stype='row_sparse'`` gives an empty
+    row-sparse array."""
+    if stype not in (None, 'default'):
+        from . import sparse
+        return sparse.zeros(stype, shape, ctx=ctx, dtype=dtype, **kwargs)
+    return _create('_zeros', shape, ctx, dtype, **kwargs)
 
 
-def ones(shape, ctx=None, dtype=None, stype=None, **kwargs):
-    """An array of ones."""
-    return _filled(1, shape, ctx, dtype, stype)
+def ones(shape, ctx=None, dtype=None, **kwargs):
+    """An array of ones (float32 unless ``dtype``)."""
+    return _create('_ones', shape, ctx, dtype, **kwargs)
+
+
+def _host_shape(shape):
+    """``shape`` as a tuple of non-negative ints, checked as Python's int conversion does."""
+    dims = (shape,) if isinstance(shape, numbers.Integral) else tuple(shape)
+    dims = tuple(operator.index(n) for n in dims)  # TypeError for 2.5, as MXNet
+    if any(n < 0 for n in dims):
+        raise ValueError("shape %s has a negative dimension" % (dims,))
+    return dims
 
 
 def empty(shape, ctx=None, dtype=None, stype=None):
     """An array with unspecified values (zeros here, for reproducibility)."""
-    return _filled(0, shape, ctx, dtype, stype)
+    if stype not in (None, 'default'):
+        from . import sparse
+        return sparse.zeros(stype, shape, ctx=ctx, dtype=dtype)
+    return _filled(0, _host_shape(shape), ctx, dtype)
 
 
-def full(shape, val, ctx=None, dtype=None, out=None):
-    """An array filled with ``val``; with ``out``, fills ``out`` in place."""
-    if out is not None:
-        out[:] = val
-        return out
-    return _filled(val, shape, ctx, dtype, None)
+def full(shape, val, ctx=None, dtype=np.float32, out=None):
+    """An array filled with ``val`` (a number or an NDArray broadcast into it); with
+    ``out``, fills ``out`` in place."""
+    out = empty(shape, ctx, dtype) if out is None else out
+    out[:] = val
+    return out
 
 
-def arange(start, stop=None, step=1.0, repeat=1, infer_range=None, ctx=None, dtype=None):
-    """Evenly spaced values in [start, stop), each repeated ``repeat`` times."""
-    if stop is None:
-        start, stop = 0, start
-    dtype = normalize_dtype(dtype)
-    host = np.arange(start, stop, step, dtype=np.float64)
-    if repeat > 1:
-        host = np.repeat(host, int(repeat))
-    return from_numpy(host.astype(dtype), ctx)
+def arange(start, stop=None, step=1.0, repeat=1, infer_range=None, ctx=None, dtype=np.float32):
+    """Evenly spaced values in [start, stop) (or [0, start)), each repeated ``repeat``
+    times."""
+    if infer_range is not None:
+        warnings.warn('arange: infer_range is deprecated and ignored', DeprecationWarning)
+    return _ops.registry.invoke('_arange', start=start, stop=stop, step=step, repeat=repeat,
+                                ctx=_as_ctx(ctx), dtype=dtype)
 
 
 def waitall():
@@ -822,3 +675,28 @@ def waitall():
 
 
 from . import ops as _ops  # noqa: E402  (ops build on the class above)
+
+#: MXNet 1.9.1's NDArray methods that call the operator of the same name on ``self``.
+_OPERATOR_METHODS = (
+    'abs', 'arccos', 'arccosh', 'arcsin', 'arcsinh', 'arctan', 'arctanh', 'argmax',
+    'argmax_channel', 'argmin', 'argsort', 'broadcast_axes', 'cbrt', 'ceil', 'clip', 'cos',
+    'cosh', 'degrees', 'depth_to_space', 'exp', 'expm1', 'fix', 'flip', 'floor', 'log',
+    'log10', 'log1p', 'log2', 'log_softmax', 'max', 'mean', 'min', 'nanprod', 'nansum', 'norm',
+    'one_hot', 'ones_like', 'pad', 'pick', 'prod', 'radians', 'rcbrt', 'reciprocal', 'relu',
+    'repeat', 'reshape_like', 'rint', 'round', 'rsqrt', 'shape_array', 'sigmoid', 'sign', 'sin',
+    'sinh', 'size_array', 'slice', 'slice_axis', 'slice_like', 'softmax', 'softmin', 'sort',
+    'space_to_depth', 'split', 'sqrt', 'square', 'sum', 'swapaxes', 'take', 'tan', 'tanh',
+    'tile', 'topk', 'transpose', 'trunc', 'zeros_like', 'diag')
+
+
+def _operator_method(function):
+    def method(self, *args, **kwargs):
+        return function(self, *args, **kwargs)
+    method.__name__ = method.__qualname__ = function.__name__
+    method.__doc__ = 'Same as ``mx.nd.%s(self, ...)``.' % function.__name__
+    return method
+
+
+for _name in _OPERATOR_METHODS:
+    if hasattr(_ops, _name):
+        setattr(NDArray, _name, _operator_method(getattr(_ops, _name)))

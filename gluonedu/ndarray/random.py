@@ -2,19 +2,39 @@
 
 Each context has its own generator. ``seed(s)`` re-seeds all of them, deriving each
 context's stream from ``s`` and the device, so a seeded run reproduces exactly.
+
+The samplers are MXNet's: ``uniform(low, high, shape)`` with numbers draws from one
+distribution (the ``_random_uniform`` operator); with NDArrays ``low`` and ``high`` it
+draws ``shape`` samples for each of their elements (``_sample_uniform``).
 """
 import numbers
 
 import numpy as np
 
 from .. import _backend
-from ..base import normalize_dtype
-from .ndarray import NDArray, _as_ctx, _shape_tuple
+from ..context import current_context
+from .ndarray import NDArray, _as_ctx
+from .registry import invoke
 
-__all__ = ['seed', 'uniform', 'normal', 'randn', 'randint', 'shuffle', 'random_state']
+__all__ = ['seed', 'random_state', 'uniform', 'normal', 'randn', 'randint', 'exponential',
+           'gamma', 'poisson', 'negative_binomial', 'generalized_negative_binomial',
+           'multinomial', 'shuffle', 'uniform_like', 'normal_like', 'exponential_like',
+           'gamma_like', 'poisson_like', 'negative_binomial_like',
+           'generalized_negative_binomial_like']
 
 _generators = {}
 _base_seed = [None]
+_NUMBERS = (numbers.Number, np.generic)
+
+
+class _Unset:
+    """A keyword left out (MXNet's ``_Null``): the operator's default applies."""
+
+    def __repr__(self):
+        return '_Null'
+
+
+_Null = _Unset()
 
 
 def seed(seed_state, ctx='all'):
@@ -47,47 +67,108 @@ def random_state(ctx):
     return gen
 
 
-def _sample(draw, shape, dtype, ctx, out):
-    if out is not None:
-        shape, dtype, ctx = out.shape, out.dtype, out.ctx
-    ctx = _as_ctx(ctx)
-    shape = (1,) if shape is None else _shape_tuple(shape)
-    with _backend.device_scope(ctx):
-        values = draw(random_state(ctx), shape).astype(normalize_dtype(dtype))
-    result = NDArray(values, ctx)
-    if out is not None:
-        out[:] = result
-        return out
-    return result
+def _given(**kwargs):
+    return {k: v for k, v in kwargs.items() if v is not _Null}
 
 
-def uniform(low=0, high=1, shape=None, dtype=None, ctx=None, out=None, **kwargs):
+def _draw(dist, params, shape, dtype, ctx, out, kwargs):
+    """MXNet's choice: numbers -> ``_random_<dist>``, NDArrays -> ``_sample_<dist>``."""
+    if isinstance(params[0], NDArray):
+        if not all(isinstance(p, NDArray) for p in params[1:]):
+            raise TypeError('%s: the distribution parameters must all be NDArrays or all be '
+                            'numbers, got %s' % (dist, [type(p).__name__ for p in params]))
+        return invoke('_sample_' + dist, *params, out=out,
+                      **_given(shape=shape, dtype=dtype), **kwargs)
+    if isinstance(params[0], _NUMBERS):
+        if not all(isinstance(p, _NUMBERS) for p in params[1:]):
+            raise TypeError('%s: the distribution parameters must all be NDArrays or all be '
+                            'numbers, got %s' % (dist, [type(p).__name__ for p in params]))
+        if shape is _Null and out is None:
+            shape = 1
+        return invoke('_random_' + dist, *params, ctx=ctx or current_context(), out=out,
+                      **_given(shape=shape, dtype=dtype), **kwargs)
+    raise ValueError('%s: the distribution parameters must be NDArrays or numbers, got %s'
+                     % (dist, type(params[0]).__name__))
+
+
+def uniform(low=0, high=1, shape=_Null, dtype=_Null, ctx=None, out=None, **kwargs):
     """Samples from U[low, high)."""
-    return _sample(lambda g, s: g.uniform(low, high, size=s), shape, dtype, ctx, out)
+    return _draw('uniform', [low, high], shape, dtype, ctx, out, kwargs)
 
 
-def normal(loc=0, scale=1, shape=None, dtype=None, ctx=None, out=None, **kwargs):
+def normal(loc=0, scale=1, shape=_Null, dtype=_Null, ctx=None, out=None, **kwargs):
     """Samples from N(loc, scale²)."""
-    return _sample(lambda g, s: g.normal(loc, scale, size=s), shape, dtype, ctx, out)
+    return _draw('normal', [loc, scale], shape, dtype, ctx, out, kwargs)
 
 
-def randn(*shape, loc=0, scale=1, dtype=None, ctx=None, **kwargs):
-    """Samples from N(loc, scale²) of the given shape."""
-    return normal(loc, scale, shape=shape or None, dtype=dtype, ctx=ctx)
+def randn(*shape, **kwargs):
+    """Samples from N(loc, scale²) (keywords ``loc``, ``scale``) of the given shape."""
+    loc, scale = kwargs.pop('loc', 0), kwargs.pop('scale', 1)
+    dtype, ctx, out = kwargs.pop('dtype', _Null), kwargs.pop('ctx', None), kwargs.pop('out', None)
+    return _draw('normal', [loc, scale], shape, dtype, ctx, out, kwargs)
 
 
-def randint(low, high, shape=None, dtype='int32', ctx=None, out=None, **kwargs):
-    """Integers drawn uniformly from [low, high)."""
-    def draw(gen, s):
-        if isinstance(gen, np.random.Generator):
-            return gen.integers(low, high, size=s)
-        return gen.randint(low, high, size=s)
-    return _sample(draw, shape, dtype, ctx, out)
+def randint(low, high, shape=_Null, dtype=_Null, ctx=None, out=None, **kwargs):
+    """Integers drawn uniformly from [low, high) (int32 unless ``dtype``)."""
+    if not isinstance(low, _NUMBERS):
+        raise ValueError('randint: low and high must be numbers, got %s' % type(low).__name__)
+    if shape is _Null and out is None:
+        shape = 1
+    return invoke('_random_randint', low, high, ctx=ctx or current_context(), out=out,
+                  **_given(shape=shape, dtype=dtype), **kwargs)
+
+
+def exponential(scale=1, shape=_Null, dtype=_Null, ctx=None, out=None, **kwargs):
+    """Samples from the exponential distribution of mean ``scale`` (rate 1/scale)."""
+    return _draw('exponential', [1.0 / scale], shape, dtype, ctx, out, kwargs)
+
+
+def gamma(alpha=1, beta=1, shape=_Null, dtype=_Null, ctx=None, out=None, **kwargs):
+    """Samples from the gamma distribution of shape ``alpha`` and scale ``beta``."""
+    return _draw('gamma', [alpha, beta], shape, dtype, ctx, out, kwargs)
+
+
+def poisson(lam=1, shape=_Null, dtype=_Null, ctx=None, out=None, **kwargs):
+    """Samples from the Poisson distribution of rate ``lam``."""
+    return _draw('poisson', [lam], shape, dtype, ctx, out, kwargs)
+
+
+def negative_binomial(k=1, p=1, shape=_Null, dtype=_Null, ctx=None, out=None, **kwargs):
+    """Failures before the ``k``-th success, each trial succeeding with probability ``p``."""
+    return _draw('negative_binomial', [k, p], shape, dtype, ctx, out, kwargs)
+
+
+def generalized_negative_binomial(mu=1, alpha=1, shape=_Null, dtype=_Null, ctx=None, out=None,
+                                  **kwargs):
+    """Counts of mean ``mu`` and variance mu + alpha·mu² (a gamma-Poisson mixture)."""
+    return _draw('generalized_negative_binomial', [mu, alpha], shape, dtype, ctx, out, kwargs)
+
+
+def multinomial(data, shape=_Null, get_prob=False, out=None, dtype='int32', **kwargs):
+    """Category ids drawn from each row of probabilities ``data``; with ``get_prob`` also
+    their log-probabilities."""
+    return invoke('_sample_multinomial', data, out=out, get_prob=get_prob, dtype=dtype,
+                  **_given(shape=shape), **kwargs)
 
 
 def shuffle(data, **kwargs):
     """A copy of ``data`` with its first axis randomly permuted."""
-    gen = random_state(data.ctx)
-    with _backend.device_scope(data.ctx):
-        order = gen.permutation(data.shape[0])
-        return NDArray(data._data[order], data.ctx)
+    return invoke('_shuffle', data, **kwargs)
+
+
+def _like(dist):
+    def sampler(data=None, out=None, name=None, **params):
+        return invoke('_random_%s_like' % dist, data, out=out, **params)
+    sampler.__name__ = dist + '_like'
+    sampler.__doc__ = ('Samples of the %s distribution in the shape, dtype and context of '
+                       '``data``.' % dist.replace('_', ' '))
+    return sampler
+
+
+uniform_like = _like('uniform')
+normal_like = _like('normal')
+exponential_like = _like('exponential')
+gamma_like = _like('gamma')
+poisson_like = _like('poisson')
+negative_binomial_like = _like('negative_binomial')
+generalized_negative_binomial_like = _like('generalized_negative_binomial')

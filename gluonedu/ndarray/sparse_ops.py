@@ -41,7 +41,10 @@ from .. import _backend
 from ..base import MXNetError
 from . import _graph, ops
 from .csr import CSRNDArray, from_dense
-from .ndarray import NDArray, _binary_op, _check_same_device
+from .ndarray import NDArray, _check_same_device
+from .ops.binary import apply as binary_op
+from .ops.reduce import reduction_axes
+from .registry import check_arrays
 from .sparse import (BaseSparseNDArray, RowSparseNDArray, _dense_to_row_sparse, check_stype,
                      sum_by_id)
 
@@ -161,7 +164,7 @@ def _scalar_op(op, x, scalar, x_first):
                 return _with_values(x, x._values * s if op == 'multiply' else x._values / s)
             if op in _COMPARISONS and x_first and not getattr(np, op)(dtype.type(0), s):
                 return _with_values(x, getattr(x._xp, op)(x._values, s).astype(dtype))
-    return _binary_op(x, scalar, op) if x_first else _binary_op(scalar, x, op)
+    return binary_op(op, x, scalar) if x_first else binary_op(op, scalar, x)
 
 
 def _same_shape_op(op, lhs, rhs):
@@ -177,7 +180,7 @@ def _same_shape_op(op, lhs, rhs):
             other = rhs if sparse[0] is lhs else lhs
             return _with_values(sparse[0], sparse[0]._values * _at_entries(sparse[0],
                                                                            other._data))
-    return _binary_op(lhs, rhs, op)
+    return binary_op(op, lhs, rhs)
 
 
 def _broadcast_op(op, lhs, rhs):
@@ -199,7 +202,7 @@ def _broadcast_op(op, lhs, rhs):
             factors = _at_entries(lhs, rhs._data)
             return _with_values(lhs, lhs._values * factors if op == 'multiply'
                                 else lhs._values / factors)
-    return _binary_op(lhs, rhs, op)
+    return binary_op(op, lhs, rhs)
 
 
 def arith(op, lhs, rhs):
@@ -215,10 +218,10 @@ def arith(op, lhs, rhs):
     if not (lhs_nd and rhs_nd):
         return getattr(np, op)(lhs, rhs)
     if op not in _ARITH:
-        return _binary_op(lhs, rhs, op)
+        return binary_op(op, lhs, rhs)
     _check_pair(op, lhs, rhs)
     if _recording(lhs, rhs):
-        return _binary_op(lhs, rhs, op)
+        return binary_op(op, lhs, rhs)
     if lhs.shape == rhs.shape:
         return _same_shape_op(op, lhs, rhs)
     return _broadcast_op(op, lhs, rhs)
@@ -232,7 +235,7 @@ def reflected(op, lhs, rhs):
     number follows :func:`arith` (``2 * c`` is csr).
     """
     if isinstance(lhs, NDArray):
-        return _binary_op(lhs, rhs, op)
+        return binary_op(op, lhs, rhs)
     return arith(op, lhs, rhs)
 
 
@@ -257,7 +260,7 @@ divide = _arith_function('divide', "lhs / rhs: a sparse array divided by a numbe
 
 def _elemwise(op):
     def func(lhs, rhs, out=None):
-        ops._check_nd('elemwise_' + op, lhs, rhs)
+        check_arrays('elemwise_' + op, [lhs, rhs])
         if lhs.shape != rhs.shape:
             raise MXNetError("elemwise_%s needs arrays of one shape, got %s and %s; use "
                              "broadcast_%s to broadcast" % (op[:3], lhs.shape, rhs.shape,
@@ -277,10 +280,10 @@ elemwise_div = _elemwise('divide')
 
 def _broadcasting(op):
     def func(lhs, rhs, out=None):
-        ops._check_nd('broadcast_' + op, lhs, rhs)
+        check_arrays('broadcast_' + op, [lhs, rhs])
         _check_pair(op, lhs, rhs)
         if _recording(lhs, rhs):
-            return _write_out(_binary_op(lhs, rhs, op), out)
+            return _write_out(binary_op(op, lhs, rhs), out)
         return _write_out(_broadcast_op(op, lhs, rhs), out)
     func.__name__ = 'broadcast_' + op
     func.__doc__ = "Broadcasting %s; a csr array times (or divided by) a dense array " \
@@ -377,7 +380,7 @@ def _csr_reduce(data, axis, keepdims, exclude, values):
     """Σ ``values`` (one per stored entry) over ``axis`` of a csr array, dense result."""
     xp = data._xp
     rows, cols = data.shape
-    axes = ops._reduce_axes(2, axis, exclude)
+    axes = reduction_axes('sum', 2, axis, exclude)
     if len(axes) == 2:
         total = xp.zeros(1, dtype=values.dtype)
         xp.add.at(total, xp.zeros(values.shape[0], dtype=np.int64), values)
@@ -414,7 +417,7 @@ def mean(data, axis=None, keepdims=False, exclude=False, out=None):
 def norm(data, ord=2, axis=None, keepdims=False, out=None):
     """The L2 (``ord=2``) or L1 (``ord=1``) norm over ``axis``; csr uses its stored values."""
     if not isinstance(data, CSRNDArray) or _recording(data):
-        return ops.norm(data, ord, axis, keepdims, out=out)
+        return ops.norm(data, ord=ord, axis=axis, keepdims=keepdims, out=out)
     xp = data._xp
     if ord not in (1, 2):
         raise MXNetError("norm: ord must be 1 or 2, got %r" % (ord,))
@@ -564,7 +567,7 @@ def dot(lhs, rhs, transpose_a=False, transpose_b=False, forward_stype=None, out=
 
     ``forward_stype`` converts the result to that storage type.
     """
-    ops._check_nd('dot', lhs, rhs)
+    check_arrays('dot', [lhs, rhs])
     _check_pair('dot', lhs, rhs)
     lhs_csr, rhs_csr = isinstance(lhs, CSRNDArray), isinstance(rhs, CSRNDArray)
     if lhs_csr and rhs_csr and not (transpose_a or transpose_b):

@@ -1,4 +1,5 @@
-"""``gluonedu.viz``: plots of the training machinery and 2-D loss landscapes.
+"""``gluonedu.viz``: plots of the training machinery, 2-D loss landscapes, and pictures of
+symbolic graphs (``plot_network``, ``print_summary``, as MXNet's ``mx.viz``).
 
 Matplotlib is imported only when a plot is drawn; the training core never imports viz.
 """
@@ -7,8 +8,10 @@ from .landscapes import (Landscape, Quadratic, Rosenbrock, Rastrigin, Beale, Him
 from .plots import (plot_trajectories, plot_losses, contour_levels, plot_lr, plot_norms,
                     plot_update_ratio, plot_stale_events, plot_kv_traffic, plot_loss,
                     plot_lr_find)
+from .network import plot_network, print_summary, network_graph
 
 __all__ = ['Landscape', 'Quadratic', 'Rosenbrock', 'Rastrigin', 'Beale', 'Himmelblau',
            'Saddle', 'Noisy', 'LANDSCAPES', 'run_optimizer', 'plot_trajectories', 'plot_losses',
            'contour_levels', 'plot_lr', 'plot_norms', 'plot_update_ratio',
-           'plot_stale_events', 'plot_kv_traffic', 'plot_loss', 'plot_lr_find']
+           'plot_stale_events', 'plot_kv_traffic', 'plot_loss', 'plot_lr_find',
+           'plot_network', 'print_summary', 'network_graph']

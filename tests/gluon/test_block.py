@@ -7,7 +7,7 @@ import pytest
 
 import gluonedu as mx
 from gluonedu import autograd, gluon, nd
-from gluonedu.gluon import Block, HybridBlock, SymbolBlock, nn
+from gluonedu.gluon import Block, HybridBlock, nn
 from gluonedu.gluon import DeferredInitializationError, ParameterDict
 
 
@@ -537,13 +537,9 @@ def test_hybrid_block_needs_an_ndarray_input():
         nn.Flatten()(np.ones((2, 2)))
 
 
-def test_export_and_symbol_block_are_not_supported():
-    with pytest.raises(NotImplementedError, match='save_parameters'):
+def test_export_needs_a_traced_graph():
+    with pytest.raises(RuntimeError, match='hybridize'):
         nn.Dense(2).export('model')
-    with pytest.raises(NotImplementedError, match='symbolic'):
-        SymbolBlock(None, None)
-    with pytest.raises(NotImplementedError, match='symbolic'):
-        SymbolBlock.imports('net-symbol.json', ['data'])
 
 
 def test_forward_not_implemented():

@@ -161,3 +161,12 @@ def test_random_rotation_zooms_and_probability():
     kept = sum(T.RandomRotation((20, 40), rotate_with_proba=0.25)(ones) is ones
                for _ in range(200))
     assert 120 < kept < 180
+
+
+@pytest.mark.parametrize('transform', [
+    T.ToTensor(), T.Normalize(0.5, 0.25), T.Resize(4),
+    T.RandomFlipLeftRight(), T.RandomBrightness(0.1)])
+def test_image_transforms_say_they_cannot_be_hybridized(transform):
+    transform.hybridize()
+    with pytest.raises(NotImplementedError, match='NDArrays only'):
+        transform(mx.nd.ones((4, 4, 3)))

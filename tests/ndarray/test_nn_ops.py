@@ -16,11 +16,11 @@ def test_operator_signature_and_docstring_come_from_the_declaration():
     assert list(sig.parameters)[:3] == ['data', 'weight', 'bias']
     assert sig.parameters['num_group'].default == 1
     assert sig.parameters['workspace'].default == 1024
-    assert sig.parameters['kernel'].default is inspect.Parameter.empty
+    assert nd.Convolution.op.params['kernel'].required  # shown as REQUIRED in the signature
     assert inspect.signature(nd.Deconvolution).parameters['no_bias'].default is True
-    assert 'num_filter : int, required' in nd.Convolution.__doc__
+    assert 'num_filter : int (non-negative), required' in nd.Convolution.__doc__
     assert "pool_type : {'avg', 'lp', 'max', 'sum'}" in nd.Pooling.__doc__
-    assert nd.Pad is nd.pad
+    assert nd.Pad.op is nd.pad.op  # one operator, two names
     assert nd.Convolution.declaration.inputs == ('data', 'weight', 'bias')
 
 

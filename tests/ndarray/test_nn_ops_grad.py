@@ -41,6 +41,8 @@ def _conv_inputs(params, deconv, channels=4):
 @pytest.mark.parametrize('params', CONV, ids=['1d', '2d-groups-dilate', '3d-nobias'])
 @pytest.mark.parametrize('op', ['Convolution', 'Deconvolution'])
 def test_convolution_gradients(op, params):
+    # Deconvolution has no bias unless asked (MXNet's default no_bias=True)
+    params = dict(params, no_bias=params.get('no_bias', False))
     if op == 'Deconvolution' and 'dilate' in params:
         params = dict(params, adj=(1, 0))
     check_grad(lambda *a: getattr(nd, op)(*a, **params),
@@ -52,7 +54,7 @@ def test_convolution_gradients(op, params):
 def test_channel_last_layouts_equal_transposed_channel_first(op, layout):
     nd_ = len(layout) - 2
     params = dict(kernel=(2,) * nd_, stride=(2,) + (1,) * (nd_ - 1), pad=(1,) * nd_,
-                  num_filter=3, num_group=1)
+                  num_filter=3, num_group=1, no_bias=False)
     data, weight, bias = _conv_inputs(params, op == 'Deconvolution', channels=2)
     first = getattr(nd, op)(nd.array(data, dtype='float64'), nd.array(weight, dtype='float64'),
                             nd.array(bias, dtype='float64'), **params).asnumpy()

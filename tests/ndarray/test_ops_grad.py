@@ -504,3 +504,99 @@ def test_dropout_with_shared_axes_uses_one_mask_per_row():
 
 def test_broadcast_to_method_adding_axes_grad():
     check_grad(lambda x: x.broadcast_to((2, 3, 4)), [rand(3, 1, seed=36)])
+
+
+# ---------------------------------------------------------------------- the in-scope set (issue 11)
+MORE_UNARY = {
+    'tan': (nd.tan, (-1, 1)), 'arcsin': (nd.arcsin, (-0.8, 0.8)),
+    'arccos': (nd.arccos, (-0.8, 0.8)), 'arctan': (nd.arctan, (-2, 2)),
+    'sinh': (nd.sinh, (-2, 2)), 'cosh': (nd.cosh, (-2, 2)), 'arcsinh': (nd.arcsinh, (-2, 2)),
+    'arccosh': (nd.arccosh, (1.2, 3)), 'arctanh': (nd.arctanh, (-0.8, 0.8)),
+    'degrees': (nd.degrees, (-2, 2)), 'radians': (nd.radians, (-2, 2)),
+    'rcbrt': (nd.rcbrt, (0.3, 3)), 'erf': (nd.erf, (-2, 2)), 'erfinv': (nd.erfinv, (-0.8, 0.8)),
+    'gamma': (nd.gamma, (0.5, 3)), 'gammaln': (nd.gammaln, (0.5, 3)),
+    'softmin': (nd.softmin, (-2, 2)), 'hard_sigmoid': (nd.hard_sigmoid, (-2, 2)),
+    'smooth_l1': (lambda a: nd.smooth_l1(a, scalar=1.5), (-2, 2)),
+    'method_arcsin': (lambda a: a.arcsin(), (-0.8, 0.8)),
+}
+
+
+@pytest.mark.parametrize('name', sorted(MORE_UNARY))
+def test_more_unary_grad(name):
+    f, (low, high) = MORE_UNARY[name]
+    kinks = {'hard_sigmoid': [-2.5, 2.5], 'smooth_l1': [-1 / 2.25, 1 / 2.25]}.get(name, [])
+    check_grad(f, [away_from(rand(3, 4, low=low, high=high), kinks)])
+
+
+@pytest.mark.parametrize('name', ['rint', 'fix', 'logical_not'])
+def test_more_piecewise_constant_ops_have_zero_grad(name):
+    x = away_from(rand(2, 3), [-2, -1.5, -1, -0.5, 0, 0.5, 1, 1.5, 2])
+    assert not check_grad(getattr(nd, name), [x])[0].any()
+
+
+def test_nan_reductions_grad_skips_the_nans():
+    x = rand(3, 4)
+    for f in (lambda a: nd.nansum(a, axis=1), lambda a: nd.nanprod(a, axis=0)):
+        check_grad(f, [x])
+    x[1, 2] = np.nan
+    a = nd.array(x, dtype='float64')
+    a.attach_grad()
+    with autograd.record():
+        nd.nansum(a).backward()
+    assert a.grad.asnumpy()[1, 2] == 0 and a.grad.asnumpy().sum() == 11
+
+
+@pytest.mark.parametrize('mode', ['instance', 'channel', 'spatial'])
+def test_l2_normalization_grad(mode):
+    check_grad(lambda a: nd.L2Normalization(a, mode=mode), [rand(2, 3, 4)])
+
+
+@pytest.mark.parametrize('mode', ['constant', 'edge', 'reflect'])
+@pytest.mark.parametrize('shape, pad_width', [((1, 2, 3, 4), (0, 0, 0, 0, 1, 2, 2, 1)),
+                                              ((1, 1, 3, 3, 3), (0, 0, 0, 0, 1, 0, 2, 1, 1, 2))])
+def test_pad_grad(mode, shape, pad_width):
+    check_grad(lambda a: nd.pad(a, mode=mode, pad_width=pad_width, constant_value=0.5),
+               [rand(*shape)])
+
+
+INDEXING_OPS = {
+    'gather_nd': (lambda a: nd.gather_nd(a, nd.array([[1, 0, 1], [2, 0, 2]])), (2, 3, 4)),
+    'scatter_nd': (lambda a: nd.scatter_nd(a, nd.array([[1, 0], [2, 0]]), shape=(2, 3, 2)),
+                   (2, 2)),
+    'slice_like': (lambda a: nd.slice_like(a, nd.zeros((2, 2)), axes=(0, 1)), (3, 4)),
+    'diag_vector': (lambda a: nd.diag(a, k=1), (3,)),
+    'diag_matrix': (lambda a: nd.diag(a, k=-1), (4, 3)),
+    'diag_3d': (lambda a: nd.diag(a, k=1, axis1=0, axis2=2), (3, 2, 4)),
+    'depth_to_space': (lambda a: nd.depth_to_space(a, 2), (1, 8, 2, 3)),
+    'space_to_depth': (lambda a: nd.space_to_depth(a, 2), (1, 2, 4, 6)),
+    'split_v2': (lambda a: nd.split_v2(a, (1, 3), axis=1), (2, 5)),
+    'moveaxis': (lambda a: nd.moveaxis(a, 0, 2), (2, 3, 4)),
+    'cumsum_flat': (nd.cumsum, (2, 3)),
+    'cumsum_axis': (lambda a: nd.cumsum(a, axis=1), (2, 3, 4)),
+    'sort': (lambda a: nd.sort(a, axis=0, is_ascend=False), (4, 3)),
+    'topk_value': (lambda a: nd.topk(a, k=2, ret_typ='value'), (3, 5)),
+    'topk_both': (lambda a: nd.topk(a, k=2, ret_typ='both', axis=0)[0], (4, 3)),
+    'take_method': (lambda a: a.take(nd.array([2, 0, 2])), (3, 4)),
+    'slice_method': (lambda a: a.slice(begin=(1, None), end=(3, None)), (4, 3)),
+}
+
+
+@pytest.mark.parametrize('name', sorted(INDEXING_OPS))
+def test_indexing_and_ordering_grad(name):
+    f, shape = INDEXING_OPS[name]
+    check_grad(f, [rand(*shape, seed=5)])
+
+
+def test_multinomial_log_probability_grad_is_one_over_p_at_the_samples():
+    probs = nd.array([[0.2, 0.3, 0.5], [0.6, 0.1, 0.3]], dtype='float64')
+    probs.attach_grad()
+    with autograd.record():
+        ids, log_p = nd.random.multinomial(probs, shape=4, get_prob=True)
+    log_p.backward()
+    p, ids = probs.asnumpy(), ids.asnumpy()
+    expected = np.zeros_like(p)
+    for row in range(2):
+        for i in ids[row]:
+            expected[row, i] += 1 / p[row, i]
+    np.testing.assert_allclose(probs.grad.asnumpy(), expected)
+    np.testing.assert_allclose(log_p.asnumpy(), np.log(np.take_along_axis(p, ids, axis=1)))

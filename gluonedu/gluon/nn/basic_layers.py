@@ -134,11 +134,6 @@ class Dense(HybridBlock):
             else:
                 self.act = None
 
-    def infer_shape(self, x, *args):
-        """Set ``in_units`` from the input: all but the first axis (flatten) or the last."""
-        in_units = int(np.prod(x.shape[1:])) if self._flatten else x.shape[-1]
-        self.weight.shape = (self._units, in_units)
-
     def hybrid_forward(self, F, x, weight, bias=None):
         out = F.FullyConnected(x, weight, bias, no_bias=bias is None, num_hidden=self._units,
                                flatten=self._flatten, name='fwd')

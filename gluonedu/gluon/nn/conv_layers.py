@@ -83,10 +83,6 @@ class _Conv(HybridBlock):
         infer = convolution_shapes if self._op_name == 'Convolution' else deconvolution_shapes
         return infer(params, tuple(data_shape))
 
-    def infer_shape(self, x, *args):
-        """Set the weight's input channels from the first input's shape."""
-        self.weight.shape = self._shapes(None, x.shape)['weight']
-
     def hybrid_forward(self, F, x, weight, bias=None):
         op = getattr(F, self._op_name)
         if bias is None:

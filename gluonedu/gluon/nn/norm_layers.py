@@ -74,12 +74,6 @@ class _BatchNorm(HybridBlock):
             dtype = 'float32'
         super().cast(dtype)
 
-    def infer_shape(self, x, *args):
-        """All four Parameters hold one value per channel of ``x``'s channel axis."""
-        channels = x.shape[self._kwargs['axis']]
-        for param in (self.gamma, self.beta, self.running_mean, self.running_var):
-            param.shape = (channels,)
-
     def hybrid_forward(self, F, x, gamma, beta, running_mean, running_var):
         out = F.BatchNorm(x, gamma, beta, running_mean, running_var, name='fwd',
                           **self._kwargs)
@@ -115,11 +109,6 @@ class _AffineNorm(HybridBlock):
         self.beta = self.params.get('beta', grad_req='write' if center else 'null',
                                     shape=shape, init=beta_initializer,
                                     allow_deferred_init=True)
-
-    def infer_shape(self, x, *args):
-        """gamma and beta: one value along the normalized axis of ``x``."""
-        channels = x.shape[self._kwargs['axis']]
-        self.gamma.shape = self.beta.shape = (channels,)
 
     def __repr__(self):
         return '%s(%s, in_channels=%s)' % (self.__class__.__name__, _kwargs_text(self._kwargs),

@@ -3,8 +3,8 @@
 MXNet 1.9.1's names, inputs, parameters and defaults; every operator records its
 gradient for ``autograd``. The map:
 
-* :mod:`.declare` — each operator declared once (:class:`~.declare.OpDef`): name, inputs,
-  typed parameters; the ``nd`` function and its checks are made from it;
+* :mod:`.declare` — each operator declared once (:class:`~.declare.OpDef`) in the operator
+  table (:mod:`gluonedu.ndarray.registry`), which makes the ``nd`` function and its checks;
 * :mod:`.convolution` — Convolution, Deconvolution (and their shape inference);
 * :mod:`.pooling` — Pooling (max, avg, sum, lp; global; valid/full conventions);
 * :mod:`.normalization` — BatchNorm, LayerNorm, InstanceNorm, GroupNorm, L2Normalization;

@@ -28,7 +28,8 @@ __all__ = ['LeakyReLU', 'SELU_ALPHA', 'SELU_LAMBDA']
 SELU_ALPHA = 1.6732632423543772848170429916717
 SELU_LAMBDA = 1.0507009873554804934193349852946
 
-LEAKY_RELU = OpDef('LeakyReLU', inputs=('data', 'gamma'), params=(
+LEAKY_RELU = OpDef('LeakyReLU', inputs=('data', 'gamma'),
+                   drop_inputs=lambda p: () if p['act_type'] == 'prelu' else ('gamma',), params=(
     Param('act_type', 'enum', 'leaky', 'Which function.',
           choices=('elu', 'gelu', 'leaky', 'prelu', 'rrelu', 'selu')),
     Param('slope', 'float', 0.25, "The slope of 'leaky', the α of 'elu'."),

@@ -3,8 +3,8 @@ import numpy as np
 
 from ...base import MXNetError
 from .. import _graph
-from ..ops import _check_nd, _make
-from ..ndarray import _check_same_dtype
+from ..ndarray import NDArray
+from ..registry import check_arrays
 
 __all__ = ['check_inputs', 'check_shape', 'tracked', 'record', 'spatial_tuple', 'channel_last',
            'to_channel_first', 'from_channel_first', 'shape_text', 'spatial_layout',
@@ -13,9 +13,11 @@ __all__ = ['check_inputs', 'check_shape', 'tracked', 'record', 'spatial_tuple', 
 
 def check_inputs(op, arrays):
     """NDArrays on one context with one dtype; MXNetError/TypeError otherwise."""
-    _check_nd(op, *arrays)
-    if len(arrays) > 1:
-        _check_same_dtype(op, list(arrays))
+    check_arrays(op, arrays)
+    dtypes = {np.dtype(a.dtype) for a in arrays}
+    if len(dtypes) > 1:
+        raise MXNetError("%s: inputs have different dtypes (%s); convert them with .astype() "
+                         "to one" % (op, ', '.join(sorted(map(str, dtypes)))))
 
 
 def shape_text(shape):
@@ -36,7 +38,7 @@ def tracked(arr):
 
 def record(data, like, inputs, backward, op):
     """The result array on ``like``'s context, recorded with its backward function."""
-    return _make(data, like, tuple(inputs), backward, op)
+    return _graph.record(NDArray(data, like._ctx), tuple(inputs), backward, op)
 
 
 def spatial_tuple(op, name, value, ndim, default):

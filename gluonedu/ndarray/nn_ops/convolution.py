@@ -35,9 +35,10 @@ def _common_params(workspace, no_bias):
         Param('stride', 'shape', (), 'Step between windows; () means 1 on every axis.'),
         Param('dilate', 'shape', (), 'Spacing of kernel taps; () means 1.'),
         Param('pad', 'shape', (), 'Zeros added on both sides of each axis; () means 0.'),
-        Param('num_filter', 'int', REQUIRED, 'Number of output channels.'),
-        Param('num_group', 'int', 1, 'Channel groups convolved separately.'),
-        Param('workspace', 'int', workspace, 'Scratch memory limit in MB (unused here).'),
+        Param('num_filter', 'count', REQUIRED, 'Number of output channels.'),
+        Param('num_group', 'count', 1, 'Channel groups convolved separately.'),
+        Param('workspace', 'long_count', workspace, 'Scratch memory limit in MB (unused '
+              'here).'),
         Param('no_bias', 'bool', no_bias, 'Whether there is no bias input.'),
         Param('cudnn_tune', 'enum', None, 'cuDNN algorithm choice (unused here).',
               choices=_CUDNN_TUNE),
@@ -46,12 +47,18 @@ def _common_params(workspace, no_bias):
               choices=_LAYOUTS))
 
 
+def _no_bias(params):
+    return ('bias',) if params['no_bias'] else ()
+
+
 CONVOLUTION = OpDef('Convolution', inputs=('data', 'weight', 'bias'),
-                    params=_common_params(1024, False))
+                    params=_common_params(1024, False), drop_inputs=_no_bias,
+                    shapes=lambda params, data: convolution_shapes(params, data))
 
 _DECONV_PARAMS = _common_params(512, True)
 DECONVOLUTION = OpDef('Deconvolution', inputs=('data', 'weight', 'bias'),
-                      params=_DECONV_PARAMS[:4] + (
+                      shapes=lambda params, data: deconvolution_shapes(params, data),
+                      drop_inputs=_no_bias, params=_DECONV_PARAMS[:4] + (
                           Param('adj', 'shape', (), 'Extra rows/columns at the end of '
                                 'the output (each below its stride).'),
                           Param('target_shape', 'shape', (), 'Output spatial shape; sets '

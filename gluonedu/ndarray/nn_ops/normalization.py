@@ -36,9 +36,26 @@ from .declare import OpDef, Param
 
 __all__ = ['BatchNorm', 'LayerNorm', 'InstanceNorm', 'GroupNorm', 'L2Normalization']
 
+def _per_channel(axis, *names):
+    """A shape rule's answer: each named input holds one value per entry of ``axis``."""
+    def shapes(params, data):
+        size = data[axis(params) if callable(axis) else axis]
+        return dict({name: (size,) for name in names}, out=data)
+    return shapes
+
+
+# MXNet's BatchNorm has three outputs (the batch's mean and variance for its backward),
+# two of them hidden unless output_mean_var; its running statistics are auxiliary states.
 BATCH_NORM = OpDef('BatchNorm', inputs=('data', 'gamma', 'beta', 'moving_mean', 'moving_var'),
+                   shapes=_per_channel(lambda p: p.axis, 'gamma', 'beta', 'moving_mean',
+                                       'moving_var'),
+                   mutate_inputs=('moving_mean', 'moving_var'),
+                   num_outputs=lambda p: 3 if p['output_mean_var'] else 1,
+                   hidden_outputs=lambda p: 0 if p['output_mean_var'] else 2,
                    params=(
-    Param('eps', 'float', 1e-3, 'Added to the variance before the square root.'),
+    # MXNet's default is the float 1e-3 held in a double: 0.0010000000474974513
+    Param('eps', 'double', float(np.float32(1e-3)), 'Added to the variance before the '
+          'square root.'),
     Param('momentum', 'float', 0.9, 'Weight of the old value in the running averages.'),
     Param('fix_gamma', 'bool', True, 'Use γ = 1: gamma is set to ones, its gradient is 0.'),
     Param('use_global_stats', 'bool', False, 'Normalize with the running statistics, '
@@ -49,15 +66,19 @@ BATCH_NORM = OpDef('BatchNorm', inputs=('data', 'gamma', 'beta', 'moving_mean', 
     Param('min_calib_range', 'float_or_none', None, 'Quantization calibration (unused).'),
     Param('max_calib_range', 'float_or_none', None, 'Quantization calibration (unused).')))
 
-LAYER_NORM = OpDef('LayerNorm', inputs=('data', 'gamma', 'beta'), params=(
+LAYER_NORM = OpDef('LayerNorm', inputs=('data', 'gamma', 'beta'),
+                   shapes=_per_channel(lambda p: p.axis, 'gamma', 'beta'), params=(
     Param('axis', 'int', -1, 'The axis normalized over.'),
     Param('eps', 'float', 1e-5, 'Added to the variance before the square root.'),
     Param('output_mean_var', 'bool', False, 'Also return the mean and √(var + eps).')))
 
-INSTANCE_NORM = OpDef('InstanceNorm', inputs=('data', 'gamma', 'beta'), params=(
+INSTANCE_NORM = OpDef('InstanceNorm', inputs=('data', 'gamma', 'beta'),
+                      shapes=_per_channel(1, 'gamma', 'beta'), params=(
     Param('eps', 'float', 1e-3, 'Added to the variance before the square root.'),))
 
-GROUP_NORM = OpDef('GroupNorm', inputs=('data', 'gamma', 'beta'), params=(
+GROUP_NORM = OpDef('GroupNorm', inputs=('data', 'gamma', 'beta'),
+                   shapes=lambda p, data: {'gamma': (p.num_groups,), 'beta': (p.num_groups,),
+                                           'out': data}, params=(
     Param('num_groups', 'int', 1, 'Number of channel groups.'),
     Param('eps', 'float', 1e-5, 'Added to the variance before the square root.'),
     Param('output_mean_var', 'bool', False, 'Also return the mean and √(var + eps).')))

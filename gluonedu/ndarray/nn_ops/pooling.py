@@ -25,7 +25,10 @@ __all__ = ['Pooling', 'pooling_shape']
 
 _LAYOUTS = (None, 'NCDHW', 'NCHW', 'NCW', 'NDHWC', 'NHWC', 'NWC')
 
-POOLING = OpDef('Pooling', inputs=('data',), params=(
+# MXNet's CPU build (oneDNN) keeps max pooling's argmax as a hidden second output.
+POOLING = OpDef('Pooling', inputs=('data',),
+                shapes=lambda params, data: {'out': pooling_shape(params, data)},
+                hidden_outputs=lambda p: 1 if p['pool_type'] == 'max' else 0, params=(
     Param('kernel', 'shape', (), 'Window size, one entry per spatial axis (ignored with '
           'global_pool).'),
     Param('pool_type', 'enum', 'max', 'What each window computes.',

@@ -30,15 +30,15 @@ UP_SAMPLING = OpDef('UpSampling', inputs=('*data',), params=(
           choices=('bilinear', 'nearest')),
     Param('multi_input_mode', 'enum', 'concat', "How 'nearest' combines several inputs.",
           choices=('concat', 'sum')),
-    Param('num_args', 'int', 0, 'Number of inputs (set from the arrays given).'),
-    Param('workspace', 'int', 512, 'Scratch memory limit in MB (unused here).')))
+    Param('num_args', 'int', REQUIRED, 'Number of inputs (set from the arrays given).'),
+    Param('workspace', 'long_count', 512, 'Scratch memory limit in MB (unused here).')))
 
-PAD = OpDef('pad', inputs=('data',), params=(
+PAD = OpDef('Pad', inputs=('data',), aliases=('pad',), params=(
     Param('mode', 'enum', REQUIRED, 'What fills the padding.',
           choices=('constant', 'edge', 'reflect')),
     Param('pad_width', 'shape', REQUIRED, '(before, after) for every axis, flattened; the '
           'first four (batch and channel) must be 0.'),
-    Param('constant_value', 'float', 0.0, "The value of mode 'constant'.")))
+    Param('constant_value', 'double', 0.0, "The value of mode 'constant'.")))
 
 
 # ---------------------------------------------------------------------- UpSampling

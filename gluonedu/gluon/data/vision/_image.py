@@ -14,6 +14,7 @@ and truncated, other integers truncated.
 import numpy as np
 
 from .... import ndarray as nd
+from ....ndarray import NDArray
 from ....base import MXNetError
 from . import _resize
 
@@ -21,7 +22,15 @@ _F32 = np.float32
 _GRAY = np.array([0.299, 0.587, 0.114], _F32)     # ITU-R 601 luma weights
 
 
+def _check_array(x, what):
+    if not isinstance(x, NDArray):
+        raise NotImplementedError(
+            '%s runs on NDArrays only: gluonedu has no image operators for symbols, so a '
+            'Block using it cannot be hybridized. Call it without hybridize().' % what)
+
+
 def _check_ndim(x, allowed, what):
+    _check_array(x, what)
     if x.ndim not in allowed:
         raise MXNetError("%s: the input must have shape %s, but got %s"
                          % (what, ' or '.join(_LAYOUTS[n] for n in allowed), x.shape))
@@ -32,6 +41,7 @@ _LAYOUTS = {3: '(height, width, channels)', 4: '(N, height, width, channels)'}
 
 def check_image(x, what):
     """MXNet's check of the colour and flip operators: one (H, W, C) image, C = 1 or 3."""
+    _check_array(x, what)
     if x.ndim != 3:
         raise MXNetError("%s: the input image must have shape (height, width, channels), "
                          "but got %s" % (what, x.shape))
@@ -119,6 +129,7 @@ def normalize(x, mean, std):
 
 
 def _check_ndim_tensor(x):
+    _check_array(x, 'Normalize')
     if x.ndim not in (3, 4):
         raise MXNetError("Normalize: the input tensor must have shape (channels, height, "
                          "width) or (N, channels, height, width), but got %s" % (x.shape,))

@@ -42,8 +42,11 @@ def _generator():
 class Compose(Sequential):
     """Apply ``transforms`` one after the other.
 
-    As in MXNet, consecutive HybridBlocks are grouped into one hybridized
-    :class:`~gluonedu.gluon.nn.HybridSequential` (this shows in ``print(compose)``).
+    As in MXNet, consecutive HybridBlocks are grouped into one
+    :class:`~gluonedu.gluon.nn.HybridSequential` (this shows in ``print(compose)``). MXNet
+    also hybridizes each group; gluonedu's image transforms compute on NDArrays (there are
+    no image operators for symbols yet), so the groups run imperatively, with the same
+    results.
     """
 
     def __init__(self, transforms):
@@ -59,7 +62,6 @@ class Compose(Sequential):
                 group = HybridSequential()
                 for block in run:
                     group.add(block)
-                group.hybridize()
                 self.add(group)
             run = []
             if transform is not None:

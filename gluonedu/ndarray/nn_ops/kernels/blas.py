@@ -6,7 +6,10 @@ joining the threads costs more than the arithmetic, and on a machine whose cores
 busy a thread that waits for a core stalls the whole product — ten times slower,
 measured. So a kernel whose products add up to fewer than :data:`SINGLE_THREAD_BELOW`
 multiply-adds runs them on one thread (:func:`threads_for`, through threadpoolctl's
-handle on the BLAS library, if installed); larger ones use every BLAS thread.
+handle on the BLAS library, if installed); larger ones use every BLAS thread, and the
+tiniest (below :data:`ALREADY_SINGLE_BELOW`) are left alone: OpenBLAS keeps them on one
+thread itself. The layer operators' products (FullyConnected, dot, batch_dot) go through
+it as the convolution kernels' do.
 
 :func:`accumulate` is ``c += a @ b`` in one BLAS call (GEMM with β = 1, through SciPy's
 BLAS wrappers), without the temporary and the extra pass over ``c`` of NumPy's
@@ -17,10 +20,15 @@ import importlib.util
 
 import numpy as np
 
-__all__ = ['threads_for', 'accumulate', 'can_accumulate', 'SINGLE_THREAD_BELOW']
+__all__ = ['threads_for', 'accumulate', 'can_accumulate', 'SINGLE_THREAD_BELOW',
+           'ALREADY_SINGLE_BELOW']
 
 #: Kernels with fewer multiply-adds than this run on one BLAS thread.
 SINGLE_THREAD_BELOW = 1 << 23
+#: Below this OpenBLAS runs a product on one thread by itself, and switching its thread
+#: count (tens of microseconds through threadpoolctl) would cost more than the product
+#: (benchmarks/small_products.py).
+ALREADY_SINGLE_BELOW = 1 << 18
 
 _HAS_SCIPY = importlib.util.find_spec('scipy') is not None
 _blas_libraries = None
@@ -57,7 +65,8 @@ def _one_thread(libraries):
 
 def threads_for(xp, macs):
     """A context for a kernel of ``macs`` multiply-adds: one BLAS thread if it is small."""
-    if xp is not np or macs >= SINGLE_THREAD_BELOW or not _libraries():
+    if (xp is not np or not ALREADY_SINGLE_BELOW <= macs < SINGLE_THREAD_BELOW or
+            not _libraries()):
         return contextlib.nullcontext()
     return _one_thread(_libraries())
 

@@ -1,0 +1,147 @@
+"""Differential fuzzing of the operator table against MXNet 1.9.1 (issue 15).
+
+:mod:`fuzz_cases` generates, seeded, :data:`CALLS_PER_OP` calls of every operator of the
+table — empty and broadcasting shapes, every dtype, valid and bad parameters, unknown
+keywords, gradients — and MXNet 1.9.1 runs all of them in one oracle process
+(oracle_ops_mxnet.py --shared: one fork runs them all, another goes on after a crash). gluonedu must give MXNet's outcome for each
+(:func:`ops_outcomes.mismatch`): equal values and gradients where MXNet returns, the
+same error class where it raises — MXNetError where MXNet's is, never a raw NumPy or
+Python exception. :data:`DIVERGENCES` lists the kinds of call where gluonedu differs on
+purpose (each a section of docs/divergences.md); a call MXNet crashes on (or that runs past
+the oracle's time limit) is not compared.
+"""
+import collections
+import json
+
+import pytest
+
+import fuzz_cases
+import gluonedu
+import ops_driver
+import ops_outcomes
+import parity_driver
+from conftest import REPO, check_oracle_version, run_oracle
+
+ORACLE_SCRIPT = REPO / 'tests' / 'parity' / 'oracle_ops_mxnet.py'
+CALLS_PER_OP = 10
+
+
+
+def _empty_input(case, inputs):
+    return any(0 in inputs[a['nd']].shape for a in case['args'])
+
+
+def _integer_input(case, inputs):
+    return any(inputs[a['nd']].dtype.kind in 'iu' for a in case['args'])
+
+
+def _raises(outcome, text=''):
+    return outcome[0] == 'error' and outcome[1] == 'MXNetError' and text in outcome[2]
+
+
+def _op(case):
+    return fuzz_cases.OPS_BY_CALL[case['call']]
+
+
+#: The kinds of call where gluonedu differs from MXNet 1.9.1 on purpose, each a section
+#: of docs/divergences.md: (section title, test of (case, inputs, ours, MXNet's outcome)).
+DIVERGENCES = [
+    # MXNet fails first (attach_grad's zeros_like, shape inference); gluonedu gives the
+    # result, or the error the call would get on a non-empty array
+    ('Zero-size arrays', lambda case, inputs, ours, theirs:
+        _empty_input(case, inputs) and theirs['status'] == 'error' and
+        theirs['type'] == 'MXNetError' and (ours[0] == 'ok' or
+                                            ours[1] in ('MXNetError', 'TypeError'))),
+    ('Sampler parameters outside their distribution', lambda case, inputs, ours, theirs:
+        _op(case).name.startswith(('_sample_', '_random_')) and theirs['status'] == 'ok' and
+        _raises(ours, ' must ')),
+    ('Unknown keywords of operators without parameters', lambda case, inputs, ours, theirs:
+        not _op(case).params and theirs['status'] == 'ok' and
+        _raises(ours, "unknown argument 'bogus_keyword'")),
+    ('sort and topk: the gradient', lambda case, inputs, ours, theirs:
+        theirs['status'] == 'error' and '_backward_topk' in theirs['message'] and
+        ours[0] == 'ok'),
+    ('erfinv of an integer array', lambda case, inputs, ours, theirs:
+        _op(case).name == 'erfinv' and _integer_input(case, inputs)),
+    ('norm of an integer array', lambda case, inputs, ours, theirs:
+        _op(case).name == 'norm' and _integer_input(case, inputs)),
+    ('Empty slices', lambda case, inputs, ours, theirs:
+        _raises(ours, 'selects no element')),
+    ('BatchNorm: gamma of the wrong shape', lambda case, inputs, ours, theirs:
+        _op(case).name == 'BatchNorm' and _raises(ours, 'has shape') and
+        theirs['status'] == 'ok'),
+    ('Parameters gluonedu does not implement', lambda case, inputs, ours, theirs:
+        _op(case).name == 'Reshape' and ('target_shape' in case['kwargs'] or
+                                         'shape' not in case['kwargs'])),
+    ('dot with forward_stype on N-D arrays', lambda case, inputs, ours, theirs:
+        _op(case).name == 'dot' and case['kwargs'].get('forward_stype') in ('csr',
+                                                                             'row_sparse')
+        and any(inputs[a['nd']].ndim != 2 for a in case['args'])),
+]
+
+
+@pytest.fixture(scope='module')
+def fuzz_run(tmp_path_factory):
+    """(cases, {case id: gluonedu's outcome}, {case id: MXNet's}, MXNet's arrays)."""
+    cases, inputs = fuzz_cases.generate(CALLS_PER_OP)
+    workdir = tmp_path_factory.mktemp('mxnet_fuzz_oracle')
+    cases_path, inputs_path = workdir / 'cases.json', workdir / 'inputs.npz'
+    results_path = workdir / 'results.npz'
+    cases_path.write_text(json.dumps(cases))
+    parity_driver.save_arrays(inputs_path, inputs)
+    run_oracle(ORACLE_SCRIPT, [cases_path, inputs_path, results_path, '--shared'], workdir,
+               results_path)
+    results = parity_driver.load_arrays(results_path)
+    meta = json.loads(results.pop('__meta__').tobytes().decode())
+    check_oracle_version(meta)
+    ours = {}
+    for case in cases:
+        gluonedu.random.seed(0)
+        ours[case['id']] = ops_driver.run_case(gluonedu, case, inputs)
+    arrays = collections.defaultdict(dict)
+    for key, value in results.items():
+        case_id, _, name = key.partition('|')
+        arrays[case_id][name] = value
+    return cases, inputs, ours, meta['outcomes'], arrays
+
+
+def test_the_fuzz_calls_every_operator_of_the_table_often(fuzz_run):
+    cases, _, ours, theirs, _ = fuzz_run
+    assert len(cases) >= 2000
+    called = collections.Counter(c['call'].rpartition('.')[2] for c in cases)
+    names = {name.rpartition('.')[2] for _, name in fuzz_cases.fuzzed_ops()}
+    assert set(called) == names and min(called.values()) == CALLS_PER_OP
+    statuses = collections.Counter(t['status'] for t in theirs.values())
+    # both kinds of outcome are exercised in earnest
+    assert statuses['ok'] >= 400 and statuses['error'] >= 400, statuses
+    assert sum(1 for c in cases if c['grad'] and theirs[c['id']]['status'] == 'ok') >= 100
+
+
+def test_every_call_gives_mxnets_outcome(fuzz_run):
+    cases, inputs, ours, theirs, arrays = fuzz_run
+    problems = []
+    for case in cases:
+        mine, mxnet = ours[case['id']], theirs[case['id']]
+        if mxnet['status'] == 'crash':
+            continue
+        problem = ops_outcomes.mismatch(case, mine, mxnet, arrays.get(case['id'], {}))
+        if problem and not any(applies(case, inputs, mine, mxnet)
+                               for _, applies in DIVERGENCES):
+            problems.append(problem + '\n    case: ' + json.dumps(case))
+    assert not problems, '%d of %d calls differ from MXNet 1.9.1:\n%s' % (
+        len(problems), len(cases), '\n'.join(problems[:40]))
+
+
+def test_each_divergence_is_a_section_of_docs_divergences():
+    text = (REPO / 'docs' / 'divergences.md').read_text()
+    for title, _ in DIVERGENCES:
+        assert '\n## %s\n' % title in text, title
+
+
+def test_no_raw_python_or_numpy_exception_escapes(fuzz_run):
+    _, _, ours, theirs, _ = fuzz_run
+    raw = collections.Counter(
+        o[1] for cid, o in ours.items()
+        if o[0] == 'error' and o[1] not in ('MXNetError', 'TypeError', 'ValueError') and
+        theirs[cid]['status'] != 'crash' and o[1] != theirs[cid].get('type'))
+    assert not raw, raw

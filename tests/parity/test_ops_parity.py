@@ -1,0 +1,61 @@
+"""``mx.nd`` operators against MXNet 1.9.1: the same calls, the same outcomes.
+
+Every case of :mod:`ops_cases` runs once on MXNet 1.9.1 (one oracle process, each case in a
+fork) and on gluonedu, through the same driver code (:mod:`ops_driver`). Where MXNet
+returns, gluonedu must return arrays of the same shapes and dtypes and equal values (and
+gradients, where the case differentiates); where MXNet raises, gluonedu must raise the same
+class of error (:mod:`ops_outcomes`). The deliberate differences are listed in
+``ops_cases.DIVERGENCES`` and explained in docs/divergences.md.
+"""
+import json
+
+import pytest
+
+import ops_cases
+import ops_driver
+import ops_outcomes
+import parity_driver
+from conftest import REPO, check_oracle_version, run_oracle
+from ops_outcomes import describe
+
+ORACLE_SCRIPT = REPO / 'tests' / 'parity' / 'oracle_ops_mxnet.py'
+CASES = ops_cases.all_cases()
+INPUTS = ops_cases.make_inputs()
+
+
+@pytest.fixture(scope='module')
+def ops_oracle(tmp_path_factory):
+    """(arrays by "<id>|<name>", outcome by case id) from MXNet 1.9.1, run once."""
+    workdir = tmp_path_factory.mktemp('mxnet_ops_oracle')
+    cases_path, inputs_path = workdir / 'cases.json', workdir / 'inputs.npz'
+    results_path = workdir / 'results.npz'
+    cases_path.write_text(json.dumps(CASES))
+    parity_driver.save_arrays(inputs_path, INPUTS)
+    run_oracle(ORACLE_SCRIPT, [cases_path, inputs_path, results_path], workdir, results_path)
+    results = parity_driver.load_arrays(results_path)
+    meta = json.loads(results.pop('__meta__').tobytes().decode())
+    check_oracle_version(meta)
+    return results, meta['outcomes']
+
+
+@pytest.mark.parametrize('case', CASES, ids=[c['id'] for c in CASES])
+def test_operator_call_matches_mxnet(case, ops_oracle):
+    import gluonedu
+    results, outcomes = ops_oracle
+    gluonedu.random.seed(int(case.get('seed', 0)))
+    ours = ops_driver.run_case(gluonedu, case, INPUTS)
+    theirs = outcomes[case['id']]
+    if case['id'] in ops_cases.DIVERGENCES:
+        why, expected = ops_cases.DIVERGENCES[case['id']]
+        got = 'ok' if ours[0] == 'ok' else ours[1]
+        assert got == expected, '%s (a documented divergence: %s): expected %s, got %s' % (
+            case['id'], why, expected, describe(ours))
+        return
+    if theirs['status'] == 'crash':
+        pytest.fail('MXNet 1.9.1 crashes on %s (signal %s); gluonedu gives %s. Record it in '
+                    'ops_cases.DIVERGENCES.' % (case['id'], theirs['signal'], describe(ours)),
+                    pytrace=False)
+    prefix = case['id'] + '|'
+    expected = {k[len(prefix):]: v for k, v in results.items() if k.startswith(prefix)}
+    problem = ops_outcomes.mismatch(case, ours, theirs, expected)
+    assert problem is None, problem
