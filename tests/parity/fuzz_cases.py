@@ -24,6 +24,7 @@ import numpy as np
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
+import ops_outcomes
 from gluonedu.ndarray import registry
 
 #: Operators whose outputs are random: only shapes and dtypes are compared.
@@ -152,7 +153,7 @@ def draw_case(draw, op, call_name, case_id, rng):
     case = {'id': case_id, 'call': call_name, 'args': args, 'kwargs': params, 'grad': grad,
             'compare': 'shape' if random_output else 'values', 'seed': 0}
     if grad and op.name in SINGLE_PRECISION_GRADIENTS:
-        case['tol'] = [1e-6, 1e-9]
+        case['tol'] = list(ops_outcomes.TOLERANCES['float32'])
     return case, inputs
 
 
