@@ -1,0 +1,26 @@
+"""notebooks/README.md, the teacher's guide, has a section for every curriculum notebook,
+each with its goals, prerequisites and time, exercises and references; the README's
+curriculum table has a row for each notebook too."""
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+NOTEBOOKS = sorted(p.name[:2] for p in (ROOT / 'notebooks').glob('[0-9][0-9]_*.ipynb'))
+GUIDE = (ROOT / 'notebooks' / 'README.md').read_text(encoding='utf-8')
+SECTIONS = dict(re.findall(r'^### (\d\d) · .*?\n(.*?)(?=^### |\Z)', GUIDE, re.M | re.S))
+
+
+@pytest.mark.parametrize('number', NOTEBOOKS)
+def test_the_guide_describes_each_notebook(number):
+    assert number in SECTIONS, "notebooks/README.md has no '### %s · ...' section" % number
+    for field in ('**Goals**', '**Needs**', '**Time**', '**Exercises**', '**References**'):
+        assert field in SECTIONS[number], 'section %s lacks %s' % (number, field)
+
+
+def test_the_guide_and_the_readme_table_list_only_notebooks_that_exist():
+    assert sorted(SECTIONS) == NOTEBOOKS
+    readme = (ROOT / 'README.md').read_text(encoding='utf-8')
+    rows = re.findall(r'^\| (\d\d) [^|]+\|', readme, re.M)
+    assert sorted(rows) == NOTEBOOKS
