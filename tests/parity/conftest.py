@@ -154,20 +154,32 @@ def all_cases():
             'scheduler_cases': parity_cases.scheduler_cases()}
 
 
+def run_cases(script, cases, inputs, workdir, arguments=None):
+    """Write ``cases`` (JSON) and ``inputs`` (arrays) to ``workdir``, run the oracle
+    ``script`` on them once, check its MXNet version; ``(arrays, meta)`` of its results.
+
+    ``arguments(cases_path, inputs_path, results_path)`` gives the script's arguments
+    (default: those three).
+    """
+    cases_path, inputs_path = workdir / 'cases.json', workdir / 'inputs.npz'
+    results_path = workdir / 'results.npz'
+    cases_path.write_text(json.dumps(cases))
+    parity_driver.save_arrays(inputs_path, inputs)
+    argv = (arguments or (lambda *paths: list(paths)))(cases_path, inputs_path, results_path)
+    run_oracle(script, argv, workdir, results_path)
+    results = parity_driver.load_arrays(results_path)
+    meta = json.loads(results.pop('__meta__').tobytes().decode())
+    check_oracle_version(meta)
+    return results, meta
+
+
 @pytest.fixture(scope='session')
 def oracle(tmp_path_factory):
     """Run every parity case on MXNet 1.9.1, once; an :class:`OracleResults`."""
     cases = all_cases()
     inputs = parity_cases.make_inputs(cases['optimizer_cases'])
     workdir = tmp_path_factory.mktemp('mxnet_oracle')
-    cases_path, inputs_path = workdir / 'cases.json', workdir / 'inputs.npz'
-    results_path = workdir / 'results.npz'
-    cases_path.write_text(json.dumps(cases))
-    parity_driver.save_arrays(inputs_path, inputs)
-    run_oracle(ORACLE_SCRIPT, [cases_path, inputs_path, results_path], workdir, results_path)
-    results = parity_driver.load_arrays(results_path)
-    meta = json.loads(results.pop('__meta__').tobytes().decode())
-    check_oracle_version(meta)
+    results, meta = run_cases(ORACLE_SCRIPT, cases, inputs, workdir)
     by_id = {case['id']: case for group in cases.values() for case in group}
     return OracleResults(results, meta, inputs, by_id)
 

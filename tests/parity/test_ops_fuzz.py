@@ -19,8 +19,7 @@ import fuzz_cases
 import gluonedu
 import ops_driver
 import ops_outcomes
-import parity_driver
-from conftest import REPO, check_oracle_version, run_oracle
+from conftest import REPO, run_cases
 
 ORACLE_SCRIPT = REPO / 'tests' / 'parity' / 'oracle_ops_mxnet.py'
 CALLS_PER_OP = 10
@@ -85,15 +84,8 @@ def fuzz_run(tmp_path_factory):
     """(cases, {case id: gluonedu's outcome}, {case id: MXNet's}, MXNet's arrays)."""
     cases, inputs = fuzz_cases.generate(CALLS_PER_OP)
     workdir = tmp_path_factory.mktemp('mxnet_fuzz_oracle')
-    cases_path, inputs_path = workdir / 'cases.json', workdir / 'inputs.npz'
-    results_path = workdir / 'results.npz'
-    cases_path.write_text(json.dumps(cases))
-    parity_driver.save_arrays(inputs_path, inputs)
-    run_oracle(ORACLE_SCRIPT, [cases_path, inputs_path, results_path, '--shared'], workdir,
-               results_path)
-    results = parity_driver.load_arrays(results_path)
-    meta = json.loads(results.pop('__meta__').tobytes().decode())
-    check_oracle_version(meta)
+    results, meta = run_cases(ORACLE_SCRIPT, cases, inputs, workdir,
+                              lambda *paths: [*paths, '--shared'])
     ours = {}
     for case in cases:
         gluonedu.random.seed(0)

@@ -7,15 +7,13 @@ gradients, where the case differentiates); where MXNet raises, gluonedu must rai
 class of error (:mod:`ops_outcomes`). The deliberate differences are listed in
 ``ops_cases.DIVERGENCES`` and explained in docs/divergences.md.
 """
-import json
 
 import pytest
 
 import ops_cases
 import ops_driver
 import ops_outcomes
-import parity_driver
-from conftest import REPO, check_oracle_version, run_oracle
+from conftest import REPO, run_cases
 from ops_outcomes import describe
 
 ORACLE_SCRIPT = REPO / 'tests' / 'parity' / 'oracle_ops_mxnet.py'
@@ -27,14 +25,7 @@ INPUTS = ops_cases.make_inputs()
 def ops_oracle(tmp_path_factory):
     """(arrays by "<id>|<name>", outcome by case id) from MXNet 1.9.1, run once."""
     workdir = tmp_path_factory.mktemp('mxnet_ops_oracle')
-    cases_path, inputs_path = workdir / 'cases.json', workdir / 'inputs.npz'
-    results_path = workdir / 'results.npz'
-    cases_path.write_text(json.dumps(CASES))
-    parity_driver.save_arrays(inputs_path, INPUTS)
-    run_oracle(ORACLE_SCRIPT, [cases_path, inputs_path, results_path], workdir, results_path)
-    results = parity_driver.load_arrays(results_path)
-    meta = json.loads(results.pop('__meta__').tobytes().decode())
-    check_oracle_version(meta)
+    results, meta = run_cases(ORACLE_SCRIPT, CASES, INPUTS, workdir)
     return results, meta['outcomes']
 
 

@@ -7,16 +7,14 @@ JSON text, infer the same shapes and dtypes, evaluate to the same values and gra
 reads the ``-symbol.json``/``.params`` files MXNet wrote and MXNet reads gluonedu's, and
 each side's results for the other's files must agree.
 """
-import json
 import warnings
 
 import numpy as np
 import pytest
 
-import parity_driver
 import symbol_cases
 import symbol_driver
-from conftest import REPO, check_oracle_version, run_oracle
+from conftest import REPO, run_cases
 
 ORACLE_SCRIPT = REPO / 'tests' / 'parity' / 'oracle_symbol_mxnet.py'
 CASES = symbol_cases.CASES
@@ -38,15 +36,8 @@ def symbol_oracle(tmp_path_factory):
     """``(workdir, arrays by "<id>|<name>", outcome by case id)`` from MXNet 1.9.1."""
     workdir = tmp_path_factory.mktemp('mxnet_symbol_oracle')
     producers = {c['id']: _run_here(c, workdir) for c in CASES if c['phase'] == 1}
-    cases_path, inputs_path = workdir / 'cases.json', workdir / 'inputs.npz'
-    results_path = workdir / 'results.npz'
-    cases_path.write_text(json.dumps(CASES))
-    parity_driver.save_arrays(inputs_path, INPUTS)
-    run_oracle(ORACLE_SCRIPT, [cases_path, inputs_path, workdir, results_path], workdir,
-               results_path)
-    results = parity_driver.load_arrays(results_path)
-    meta = json.loads(results.pop('__meta__').tobytes().decode())
-    check_oracle_version(meta)
+    results, meta = run_cases(ORACLE_SCRIPT, CASES, INPUTS, workdir,
+                              lambda cases, inputs, out: [cases, inputs, workdir, out])
     return workdir, producers, results, meta['outcomes']
 
 
