@@ -1,0 +1,151 @@
+"""Operator parity cases of the layer operators of issue 11: RNN (the fused Elman RNN,
+LSTM and GRU), LRN, ROIPooling and the spatial transformer family (GridGenerator,
+BilinearSampler, SpatialTransformer) and Correlation.
+
+:func:`extend` adds them to :mod:`ops_cases` (cases, inputs and divergences). Like it,
+this module imports neither mxnet nor gluonedu.
+"""
+import numpy as np
+
+from ops_cases import case, nd
+
+#: The RNN inputs' sizes: T steps, N sequences, I input features, H hidden, P projection.
+T, N, I, H, P = 3, 2, 4, 3, 2
+GATES = {'rnn_relu': 1, 'rnn_tanh': 1, 'lstm': 4, 'gru': 3}
+
+
+def rnn_parameter_count(mode, layers, directions, projection=None):
+    """The length of MXNet's flat RNN ``parameters`` vector for the sizes above."""
+    gh, state, count = GATES[mode] * H, projection or H, 0
+    for layer in range(layers):
+        inputs = I if layer == 0 else directions * state
+        count += directions * (gh * (inputs + state + 2) + (projection or 0) * H)
+    return count
+
+
+#: (name, mode, layers, bidirectional, projection) of the RNN configurations tested.
+RNN_CONFIGS = [('tanh', 'rnn_tanh', 1, False, None), ('relu2', 'rnn_relu', 2, False, None),
+               ('tanh-bi', 'rnn_tanh', 1, True, None), ('lstm', 'lstm', 1, False, None),
+               ('lstm2-bi', 'lstm', 2, True, None), ('gru', 'gru', 1, False, None),
+               ('gru2-bi', 'gru', 2, True, None), ('lstmp', 'lstm', 1, False, P)]
+
+
+def make_inputs():
+    rng = np.random.RandomState(11)
+    f32 = np.float32
+    inputs = {'rnn_x': rng.uniform(-1, 1, (T, N, I)).astype(f32),
+              'rnn_x2d': rng.uniform(-1, 1, (N, I)).astype(f32),
+              'rnn_h1': rng.uniform(-0.5, 0.5, (1, N, H)).astype(f32),
+              'rnn_hp': rng.uniform(-0.5, 0.5, (1, N, P)).astype(f32),
+              'rnn_h2': rng.uniform(-0.5, 0.5, (2, N, H)).astype(f32),
+              'rnn_h4': rng.uniform(-0.5, 0.5, (4, N, H)).astype(f32),
+              'rnn_len_full': np.array([T, T], dtype=f32),
+              'rnn_len': np.array([1, T], dtype=f32),
+              'rnn_len_bad': np.array([1, T + 1], dtype=f32),
+              'rnn_len3': np.array([1, 2, 3], dtype=f32)}
+    for name, mode, layers, bidirectional, projection in RNN_CONFIGS:
+        count = rnn_parameter_count(mode, layers, 2 if bidirectional else 1, projection)
+        inputs['rnn_p_' + name] = rng.uniform(-0.6, 0.6, count).astype(f32)
+    for key in ('rnn_x', 'rnn_h1', 'rnn_p_lstm', 'rnn_p_gru'):
+        inputs[key + '_f64'] = inputs[key].astype(np.float64)
+        inputs[key + '_f16'] = inputs[key].astype(np.float16)
+        inputs[key + '_i32'] = (inputs[key] * 4).astype(np.int32)
+    return inputs
+
+
+def _rnn_call(case_id, name, *extra, dtype='', grad=True, tol=None, **kwargs):
+    """An RNN call of the configuration ``name`` on the standard inputs (the data, the
+    parameters, the initial state and, for an LSTM, the cell) plus ``extra`` inputs."""
+    _, mode, layers, bidirectional, projection = next(c for c in RNN_CONFIGS if c[0] == name)
+    stacked = layers * (2 if bidirectional else 1)
+    state = nd('rnn_hp' if projection else 'rnn_h%d' % stacked)
+    cell = [nd('rnn_h%d%s' % (stacked, dtype))] if mode == 'lstm' else []
+    if dtype:
+        state = nd('rnn_h1' + dtype)
+    args = [nd('rnn_x' + dtype), nd('rnn_p_' + name + dtype), state] + cell + list(extra)
+    options = dict(state_size=H, num_layers=layers, mode=mode)
+    if bidirectional:
+        options['bidirectional'] = True
+    if projection:
+        options['projection_size'] = projection
+    options.update(kwargs)
+    return case(case_id, 'RNN', *args, grad=tuple(range(len(args) - len(extra)))
+                if grad else (), tol=tol, **options)
+
+
+def rnn_cases():
+    cases = []
+    for name, *_, projection in RNN_CONFIGS:
+        # MXNet 1.9.1 differentiates no projection on the CPU: that is a divergence
+        cases.append(_rnn_call('RNN/%s' % name, name, grad=not projection))
+        cases.append(_rnn_call('RNN/%s-states' % name, name, state_outputs=True))
+    cases += [
+        _rnn_call('RNN/lstm-float64', 'lstm', dtype='_f64', state_outputs=True),
+        _rnn_call('RNN/gru-float64', 'gru', dtype='_f64', state_outputs=True),
+        _rnn_call('RNN/lstm-float16', 'lstm', dtype='_f16', grad=False),
+        _rnn_call('RNN/gru-int32', 'gru', dtype='_i32', grad=False),
+        _rnn_call('RNN/lstm-dropout-inference', 'lstm2-bi', grad=False, p=0.5),
+        _rnn_call('RNN/sequence-length-full', 'gru2-bi', nd('rnn_len_full'),
+                  use_sequence_length=True, state_outputs=True),
+        _rnn_call('RNN/sequence-length', 'lstm2-bi', nd('rnn_len'), use_sequence_length=True,
+                  state_outputs=True),
+        _rnn_call('RNN/sequence-length-too-long', 'gru', nd('rnn_len_bad'),
+                  use_sequence_length=True, grad=False),
+        _rnn_call('RNN/sequence-length-wrong-shape', 'gru', nd('rnn_len3'),
+                  use_sequence_length=True, grad=False),
+        _rnn_call('RNN/sequence-length-missing', 'gru', use_sequence_length=True, grad=False),
+        _rnn_call('RNN/sequence-length-unused', 'gru', nd('rnn_len'), grad=False),
+        _rnn_call('RNN/lstm-clip-wide', 'lstm', lstm_state_clip_min=-10.0,
+                  lstm_state_clip_max=10.0, state_outputs=True),
+        _rnn_call('RNN/lstm-clip', 'lstm', lstm_state_clip_min=-0.05,
+                  lstm_state_clip_max=0.05, state_outputs=True, grad=False),
+        _rnn_call('RNN/p-above-one', 'lstm', grad=False, p=1.5),
+        _rnn_call('RNN/bad-mode', 'gru', grad=False, mode='elman'),
+        _rnn_call('RNN/gru-projection', 'gru', grad=False, projection_size=P),
+        _rnn_call('RNN/wrong-layers', 'gru', grad=False, num_layers=2),
+        _rnn_call('RNN/wrong-state-size', 'lstm', grad=False, state_size=H + 1),
+        _rnn_call('RNN/wrong-direction', 'lstm', grad=False, bidirectional=True),
+        case('RNN/no-state-size', 'RNN', nd('rnn_x'), nd('rnn_p_gru'), nd('rnn_h1'),
+             num_layers=1, mode='gru'),
+        case('RNN/lstm-without-cell', 'RNN', nd('rnn_x'), nd('rnn_p_lstm'), nd('rnn_h1'),
+             state_size=H, num_layers=1, mode='lstm'),
+        case('RNN/gru-with-cell', 'RNN', nd('rnn_x'), nd('rnn_p_gru'), nd('rnn_h1'),
+             nd('rnn_h1'), state_size=H, num_layers=1, mode='gru'),
+        case('RNN/data-2d', 'RNN', nd('rnn_x2d'), nd('rnn_p_gru'), nd('rnn_h1'),
+             state_size=H, num_layers=1, mode='gru'),
+        case('RNN/mixed-dtypes', 'RNN', nd('rnn_x'), nd('rnn_p_gru_f64'), nd('rnn_h1'),
+             state_size=H, num_layers=1, mode='gru'),
+        case('RNN/keywords', 'RNN', data=nd('rnn_x'), parameters=nd('rnn_p_tanh'),
+             state=nd('rnn_h1'), state_size=H, num_layers=1, mode='rnn_tanh',
+             state_outputs=True),
+    ]
+    return cases
+
+
+def all_cases():
+    return rnn_cases()
+
+
+#: Where gluonedu differs from MXNet 1.9.1 on purpose (docs/divergences.md): why, and
+#: gluonedu's outcome.
+DIVERGENCES = {
+    'RNN/sequence-length': ("MXNet 1.9.1's CPU operator ignores sequence_length (only its "
+                            "cuDNN one honours it); gluonedu computes what it documents",
+                            'ok'),
+    'RNN/sequence-length-too-long': ("MXNet 1.9.1's CPU operator ignores sequence_length; "
+                                     "gluonedu refuses lengths beyond the data's",
+                                     'MXNetError'),
+    'RNN/lstmp': ("MXNet 1.9.1's CPU operator crashes on an LSTM with a projection; "
+                  "gluonedu computes it (MXNet's packing: i2h, h2h, h2r weights per layer "
+                  "and direction)", 'ok'),
+    'RNN/lstmp-states': ("MXNet 1.9.1 cannot differentiate an LSTM with a projection on "
+                         "the CPU; gluonedu can", 'ok'),
+    'RNN/lstm-clip': ("MXNet 1.9.1's CPU operator ignores lstm_state_clip_min/max (only its "
+                      "cuDNN one clips); gluonedu clips as documented", 'ok'),
+}
+
+
+def extend(cases, inputs, divergences):
+    """``ops_cases``' ``all_cases``, ``make_inputs`` and ``DIVERGENCES`` with these added."""
+    return (lambda: cases() + all_cases(), lambda: dict(inputs(), **make_inputs()),
+            dict(divergences, **DIVERGENCES))
