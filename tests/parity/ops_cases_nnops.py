@@ -50,6 +50,8 @@ def make_inputs():
         inputs[key + '_f64'] = inputs[key].astype(np.float64)
         inputs[key + '_f16'] = inputs[key].astype(np.float16)
         inputs[key + '_i32'] = (inputs[key] * 4).astype(np.int32)
+    image = rng.uniform(-2, 2, (2, 5, 3, 3)).astype(f32)
+    inputs.update(lrn_x=image, lrn_x3d=image[0], lrn_x_f64=image.astype(np.float64))
     return inputs
 
 
@@ -122,8 +124,25 @@ def rnn_cases():
     return cases
 
 
+def lrn_cases():
+    x = nd('lrn_x')
+    return [
+        case('LRN', 'LRN', x, nsize=3, grad=(0,)),
+        case('LRN/even-nsize', 'LRN', x, nsize=4, alpha=0.5, beta=0.5, knorm=1.0, grad=(0,)),
+        case('LRN/nsize-1', 'LRN', x, nsize=1, alpha=0.3, grad=(0,)),
+        case('LRN/nsize-beyond-channels', 'LRN', x, nsize=9, alpha=2.0, beta=1.5, grad=(0,)),
+        case('LRN/text-params', 'LRN', x, nsize='5', alpha='0.1', knorm='1'),
+        case('LRN/nsize-0', 'LRN', x, nsize=0),
+        case('LRN/nsize-negative', 'LRN', x, nsize=-1),
+        case('LRN/no-nsize', 'LRN', x),
+        case('LRN/3d', 'LRN', nd('lrn_x3d'), nsize=3),
+        case('LRN/float64', 'LRN', nd('lrn_x_f64'), nsize=3),
+        case('LRN/unknown-kwarg', 'LRN', x, nsize=3, size=3),
+    ]
+
+
 def all_cases():
-    return rnn_cases()
+    return rnn_cases() + lrn_cases()
 
 
 #: Where gluonedu differs from MXNet 1.9.1 on purpose (docs/divergences.md): why, and
@@ -135,6 +154,10 @@ DIVERGENCES = {
     'RNN/sequence-length-too-long': ("MXNet 1.9.1's CPU operator ignores sequence_length; "
                                      "gluonedu refuses lengths beyond the data's",
                                      'MXNetError'),
+    'LRN/nsize-0': ("MXNet 1.9.1 returns zeros (and NaN gradients) for a window of no "
+                    "channels; gluonedu refuses nsize=0", 'MXNetError'),
+    'LRN/nsize-negative': ("MXNet 1.9.1 takes a negative nsize (declared non-negative) and "
+                           "returns numbers; gluonedu refuses it", 'MXNetError'),
     'RNN/lstmp': ("MXNet 1.9.1's CPU operator crashes on an LSTM with a projection; "
                   "gluonedu computes it (MXNet's packing: i2h, h2h, h2r weights per layer "
                   "and direction)", 'ok'),

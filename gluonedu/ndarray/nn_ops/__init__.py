@@ -10,6 +10,7 @@ gradient for ``autograd``. The map:
 * :mod:`.normalization` — BatchNorm, LayerNorm, InstanceNorm, GroupNorm, L2Normalization;
 * :mod:`.activation` — LeakyReLU (leaky, prelu, elu, selu, gelu, rrelu);
 * :mod:`.resize` — UpSampling (nearest), pad;
+* :mod:`.lrn` — LRN (local response normalization);
 * :mod:`.rnn` — RNN (the fused Elman RNN, LSTM and GRU of MXNet and cuDNN);
 * :mod:`.kernels` — the array kernels: a readable reference beside a fast one.
 """
@@ -19,11 +20,12 @@ from .kernels import use_kernels
 from .normalization import BatchNorm, GroupNorm, InstanceNorm, L2Normalization, LayerNorm
 from .pooling import Pooling, pooling_shape
 from .resize import Pad, UpSampling, pad
+from .lrn import LRN
 from .rnn import RNN
 
 #: The operators, exported by ``gluonedu.ndarray``.
 OPERATORS = ['Convolution', 'Deconvolution', 'Pooling', 'BatchNorm', 'LayerNorm',
              'InstanceNorm', 'GroupNorm', 'L2Normalization', 'LeakyReLU', 'UpSampling',
-             'pad', 'Pad', 'RNN']
+             'pad', 'Pad', 'RNN', 'LRN']
 
 __all__ = OPERATORS
