@@ -7,7 +7,7 @@ this module imports neither mxnet nor gluonedu.
 """
 import numpy as np
 
-from ops_cases import case, nd
+from ops_cases import case, nd, tup
 
 #: The RNN inputs' sizes: T steps, N sequences, I input features, H hidden, P projection.
 T, N, I, H, P = 3, 2, 4, 3, 2
@@ -52,6 +52,16 @@ def make_inputs():
         inputs[key + '_i32'] = (inputs[key] * 4).astype(np.int32)
     image = rng.uniform(-2, 2, (2, 5, 3, 3)).astype(f32)
     inputs.update(lrn_x=image, lrn_x3d=image[0], lrn_x_f64=image.astype(np.float64))
+    theta = np.array([[1.1, 0.2, 0.1, -0.15, 0.9, 0.05], [0.7, -0.3, -0.2, 0.25, 1.2, 0.1]])
+    flow = rng.uniform(-1.5, 1.5, (2, 2, 3, 4))
+    grid = rng.uniform(-1.2, 1.2, (2, 2, 3, 2))
+    inputs.update(st_theta=theta.astype(f32), st_theta5=theta[:, :5].astype(f32),
+                  st_theta_f64=theta, st_flow=flow.astype(f32), st_flow3=flow[:, :1].astype(f32),
+                  st_grid=grid.astype(f32), st_grid_f64=grid, st_grid_f16=grid.astype(np.float16),
+                  st_grid1=grid[:1].astype(f32), st_data=rng.randn(2, 3, 4, 5).astype(f32),
+                  st_data_f64=rng.randn(2, 3, 4, 5), st_data_f16=rng.randn(2, 3, 4, 5).astype(np.float16),
+                  st_data_i32=rng.randint(-3, 3, (2, 3, 4, 5)).astype(np.int32),
+                  st_grid_i32=rng.randint(-1, 1, (2, 2, 3, 2)).astype(np.int32))
     return inputs
 
 
@@ -141,8 +151,55 @@ def lrn_cases():
     ]
 
 
+def spatial_cases():
+    theta, data = nd('st_theta'), nd('st_data')
+    affine = dict(transform_type='affine', sampler_type='bilinear')
+    return [
+        case('GridGenerator/affine', 'GridGenerator', theta, transform_type='affine',
+             target_shape=tup(3, 4), grad=(0,)),
+        case('GridGenerator/affine-one-pixel', 'GridGenerator', theta, transform_type='affine',
+             target_shape=tup(1, 1)),
+        case('GridGenerator/warp', 'GridGenerator', nd('st_flow'), transform_type='warp',
+             grad=(0,)),
+        case('GridGenerator/warp-ignores-target', 'GridGenerator', nd('st_flow'),
+             transform_type='warp', target_shape=tup(7, 7)),
+        case('GridGenerator/no-target', 'GridGenerator', theta, transform_type='affine'),
+        case('GridGenerator/five-numbers', 'GridGenerator', nd('st_theta5'),
+             transform_type='affine', target_shape=tup(2, 2)),
+        case('GridGenerator/warp-three-channels', 'GridGenerator', nd('st_flow3'),
+             transform_type='warp'),
+        case('GridGenerator/float64', 'GridGenerator', nd('st_theta_f64'),
+             transform_type='affine', target_shape=tup(2, 2)),
+        case('GridGenerator/no-type', 'GridGenerator', theta, target_shape=tup(2, 2)),
+        case('BilinearSampler', 'BilinearSampler', data, nd('st_grid'), grad=(0, 1)),
+        case('BilinearSampler/float64', 'BilinearSampler', nd('st_data_f64'),
+             nd('st_grid_f64'), grad=(0, 1)),
+        case('BilinearSampler/float16', 'BilinearSampler', nd('st_data_f16'),
+             nd('st_grid_f16')),
+        case('BilinearSampler/int32', 'BilinearSampler', nd('st_data_i32'), nd('st_grid_i32')),
+        case('BilinearSampler/batch-mismatch', 'BilinearSampler', data, nd('st_grid1')),
+        case('BilinearSampler/grid-channels', 'BilinearSampler', data, nd('st_flow3')),
+        case('BilinearSampler/mixed-dtypes', 'BilinearSampler', data, nd('st_grid_f64')),
+        case('BilinearSampler/3d', 'BilinearSampler', nd('lrn_x3d'), nd('st_grid')),
+        # θ's gradient sums products over the grid with cancellation: float32 rounding
+        case('SpatialTransformer', 'SpatialTransformer', data, theta, target_shape=tup(3, 4),
+             grad=(0, 1), tol=(1e-5, 1e-5), **affine),
+        case('SpatialTransformer/upsample', 'SpatialTransformer', data, theta,
+             target_shape=tup(6, 7), grad=(0, 1), **affine),
+        case('SpatialTransformer/float64', 'SpatialTransformer', nd('st_data_f64'),
+             nd('st_theta_f64'), target_shape=tup(3, 4), grad=(0, 1), **affine),
+        case('SpatialTransformer/float16', 'SpatialTransformer', nd('st_data_f16'),
+             nd('st_theta_f64'), target_shape=tup(3, 4), **affine),
+        case('SpatialTransformer/no-target', 'SpatialTransformer', data, theta, **affine),
+        case('SpatialTransformer/five-numbers', 'SpatialTransformer', data, nd('st_theta5'),
+             target_shape=tup(3, 4), **affine),
+        case('SpatialTransformer/bad-sampler', 'SpatialTransformer', data, theta,
+             target_shape=tup(3, 4), transform_type='affine', sampler_type='nearest'),
+    ]
+
+
 def all_cases():
-    return rnn_cases() + lrn_cases()
+    return rnn_cases() + lrn_cases() + spatial_cases()
 
 
 #: Where gluonedu differs from MXNet 1.9.1 on purpose (docs/divergences.md): why, and
