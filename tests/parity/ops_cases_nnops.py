@@ -62,6 +62,15 @@ def make_inputs():
                   st_data_f64=rng.randn(2, 3, 4, 5), st_data_f16=rng.randn(2, 3, 4, 5).astype(np.float16),
                   st_data_i32=rng.randint(-3, 3, (2, 3, 4, 5)).astype(np.int32),
                   st_grid_i32=rng.randint(-1, 1, (2, 2, 3, 2)).astype(np.int32))
+    rois = np.array([[0, 0, 0, 4, 3], [1, 1.4, 0.6, 6.5, 5.5], [1, 2, 2, 2, 2],
+                     [-1, 0, 0, 3, 3], [0, 5, 4, 20, 20], [1, 3, 1, 0, 0]])
+    feature = rng.randn(2, 3, 6, 7)
+    inputs.update(roi_x=feature.astype(f32), roi_x_f64=feature, roi_rois=rois.astype(f32),
+                  roi_rois_f64=rois, roi_rois4=rois[:, :4].astype(f32),
+                  roi_ties=np.ones((1, 2, 4, 4), dtype=f32),
+                  roi_box=np.array([[0, 0, 0, 3, 3]], dtype=f32),
+                  roi_rois_oob=np.array([[5, 0, 0, 2, 2]], dtype=f32),
+                  roi_x_i32=feature.astype(np.int32), roi_rois_i32=rois.astype(np.int32))
     return inputs
 
 
@@ -198,8 +207,41 @@ def spatial_cases():
     ]
 
 
+def roi_cases():
+    x, rois = nd('roi_x'), nd('roi_rois')
+    return [
+        case('ROIPooling', 'ROIPooling', x, rois, pooled_size=tup(2, 3), spatial_scale=1.0,
+             grad=(0, 1)),
+        case('ROIPooling/scaled', 'ROIPooling', x, rois, pooled_size=tup(3, 2),
+             spatial_scale=0.5, grad=(0,)),
+        case('ROIPooling/fine-bins', 'ROIPooling', x, rois, pooled_size=tup(4, 5),
+             spatial_scale=0.8, grad=(0,)),
+        case('ROIPooling/ties', 'ROIPooling', nd('roi_ties'), nd('roi_box'),
+             pooled_size=tup(2, 2), spatial_scale=1.0, grad=(0,)),
+        case('ROIPooling/float64', 'ROIPooling', nd('roi_x_f64'), nd('roi_rois_f64'),
+             pooled_size=tup(2, 2), spatial_scale=1.0, grad=(0,)),
+        case('ROIPooling/int32', 'ROIPooling', nd('roi_x_i32'), nd('roi_rois_i32'),
+             pooled_size=tup(2, 2), spatial_scale=1.0),
+        case('ROIPooling/mixed-dtypes', 'ROIPooling', x, nd('roi_rois_f64'),
+             pooled_size=tup(2, 2), spatial_scale=1.0),
+        case('ROIPooling/four-columns', 'ROIPooling', x, nd('roi_rois4'),
+             pooled_size=tup(2, 2), spatial_scale=1.0),
+        case('ROIPooling/3d', 'ROIPooling', nd('lrn_x3d'), rois, pooled_size=tup(2, 2),
+             spatial_scale=1.0),
+        case('ROIPooling/one-size', 'ROIPooling', x, rois, pooled_size=tup(2),
+             spatial_scale=1.0),
+        case('ROIPooling/zero-size', 'ROIPooling', x, rois, pooled_size=tup(0, 2),
+             spatial_scale=1.0),
+        case('ROIPooling/no-scale', 'ROIPooling', x, rois, pooled_size=tup(2, 2)),
+        case('ROIPooling/scale-above-one', 'ROIPooling', x, rois, pooled_size=tup(2, 2),
+             spatial_scale=2.0),
+        case('ROIPooling/batch-index-out-of-range', 'ROIPooling', x, nd('roi_rois_oob'),
+             pooled_size=tup(2, 2), spatial_scale=1.0),
+    ]
+
+
 def all_cases():
-    return rnn_cases() + lrn_cases() + spatial_cases()
+    return rnn_cases() + lrn_cases() + spatial_cases() + roi_cases()
 
 
 #: Where gluonedu differs from MXNet 1.9.1 on purpose (docs/divergences.md): why, and
@@ -215,6 +257,8 @@ DIVERGENCES = {
                     "channels; gluonedu refuses nsize=0", 'MXNetError'),
     'LRN/nsize-negative': ("MXNet 1.9.1 takes a negative nsize (declared non-negative) and "
                            "returns numbers; gluonedu refuses it", 'MXNetError'),
+    'ROIPooling/batch-index-out-of-range': ("MXNet 1.9.1 reads past its input for a batch "
+                                            "index beyond the batch", 'MXNetError'),
     'RNN/lstmp': ("MXNet 1.9.1's CPU operator crashes on an LSTM with a projection; "
                   "gluonedu computes it (MXNet's packing: i2h, h2h, h2r weights per layer "
                   "and direction)", 'ok'),

@@ -12,6 +12,7 @@ gradient for ``autograd``. The map:
 * :mod:`.resize` — UpSampling (nearest), pad;
 * :mod:`.lrn` — LRN (local response normalization);
 * :mod:`.spatial` — GridGenerator, BilinearSampler, SpatialTransformer;
+* :mod:`.roi_pooling` — ROIPooling;
 * :mod:`.rnn` — RNN (the fused Elman RNN, LSTM and GRU of MXNet and cuDNN);
 * :mod:`.kernels` — the array kernels: a readable reference beside a fast one.
 """
@@ -23,12 +24,13 @@ from .pooling import Pooling, pooling_shape
 from .resize import Pad, UpSampling, pad
 from .lrn import LRN
 from .rnn import RNN
+from .roi_pooling import ROIPooling
 from .spatial import BilinearSampler, GridGenerator, SpatialTransformer
 
 #: The operators, exported by ``gluonedu.ndarray``.
 OPERATORS = ['Convolution', 'Deconvolution', 'Pooling', 'BatchNorm', 'LayerNorm',
              'InstanceNorm', 'GroupNorm', 'L2Normalization', 'LeakyReLU', 'UpSampling',
              'pad', 'Pad', 'RNN', 'LRN',
-             'GridGenerator', 'BilinearSampler', 'SpatialTransformer']
+             'GridGenerator', 'BilinearSampler', 'SpatialTransformer', 'ROIPooling']
 
 __all__ = OPERATORS

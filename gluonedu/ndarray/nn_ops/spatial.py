@@ -33,15 +33,18 @@ _TARGET_SHAPE = Param('target_shape', 'shape', (0, 0), 'The output size (H, W); 
                       'the affine transform.')
 _CUDNN_OFF = Param('cudnn_off', 'bool_or_none', None, 'Turn cuDNN off (unused here).')
 
-GRID_GENERATOR = OpDef('GridGenerator', inputs=('data',), params=(
+# MXNet's three keep scratch grids as hidden outputs.
+GRID_GENERATOR = OpDef('GridGenerator', inputs=('data',), hidden_outputs=1, params=(
     Param('transform_type', 'enum', REQUIRED, 'affine: data is (N, 6), one 2×3 matrix per '
           'sample; warp: data is an optical flow (N, 2, H, W) in pixels.',
           choices=('affine', 'warp')),
     _TARGET_SHAPE))
 
-BILINEAR_SAMPLER = OpDef('BilinearSampler', inputs=('data', 'grid'), params=(_CUDNN_OFF,))
+BILINEAR_SAMPLER = OpDef('BilinearSampler', inputs=('data', 'grid'), hidden_outputs=1,
+                         params=(_CUDNN_OFF,))
 
-SPATIAL_TRANSFORMER = OpDef('SpatialTransformer', inputs=('data', 'loc'), params=(
+SPATIAL_TRANSFORMER = OpDef('SpatialTransformer', inputs=('data', 'loc'), hidden_outputs=2,
+                            params=(
     _TARGET_SHAPE,
     Param('transform_type', 'enum', REQUIRED, 'The transform: affine (loc is (N, 6)).',
           choices=('affine',)),
