@@ -71,6 +71,10 @@ def make_inputs():
                   roi_box=np.array([[0, 0, 0, 3, 3]], dtype=f32),
                   roi_rois_oob=np.array([[5, 0, 0, 2, 2]], dtype=f32),
                   roi_x_i32=feature.astype(np.int32), roi_rois_i32=rois.astype(np.int32))
+    maps = rng.randn(4, 2, 3, 7, 8)
+    inputs.update(corr_a=maps[0].astype(f32), corr_b=maps[1].astype(f32), corr_a_f64=maps[2],
+                  corr_b_f64=maps[3], corr_b2=maps[1][:, :2].astype(f32),
+                  corr_a_i32=maps[0].astype(np.int32), corr_b_i32=maps[1].astype(np.int32))
     return inputs
 
 
@@ -240,8 +244,32 @@ def roi_cases():
     ]
 
 
+def correlation_cases():
+    a, b = nd('corr_a'), nd('corr_b')
+    settings = {'defaults': {}, 'k3-d2-pad1': dict(kernel_size=3, max_displacement=2, pad_size=1),
+                'subtract-strided': dict(kernel_size=3, max_displacement=4, stride1=2,
+                                         stride2=2, pad_size=2, is_multiply=False),
+                'stride2': dict(max_displacement=3, stride2=2),
+                'k5-pad3': dict(kernel_size=5, max_displacement=2, stride1=2, pad_size=3),
+                'no-displacement': dict(max_displacement=0, kernel_size=3)}
+    cases = [case('Correlation/' + name, 'Correlation', a, b, grad=(0, 1), **kwargs)
+             for name, kwargs in settings.items()]
+    return cases + [
+        case('Correlation/float64', 'Correlation', nd('corr_a_f64'), nd('corr_b_f64'),
+             kernel_size=3, grad=(0, 1)),
+        case('Correlation/even-kernel', 'Correlation', a, b, kernel_size=2),
+        case('Correlation/does-not-fit', 'Correlation', a, b, max_displacement=5),
+        case('Correlation/stride1-zero', 'Correlation', a, b, stride1=0),
+        case('Correlation/3d', 'Correlation', nd('lrn_x3d'), nd('lrn_x3d')),
+        case('Correlation/int32', 'Correlation', nd('corr_a_i32'), nd('corr_b_i32')),
+        case('Correlation/mixed-dtypes', 'Correlation', a, nd('corr_b_f64')),
+        case('Correlation/channel-mismatch', 'Correlation', a, nd('corr_b2')),
+        case('Correlation/stride2-zero', 'Correlation', a, b, stride2=0),
+    ]
+
+
 def all_cases():
-    return rnn_cases() + lrn_cases() + spatial_cases() + roi_cases()
+    return rnn_cases() + lrn_cases() + spatial_cases() + roi_cases() + correlation_cases()
 
 
 #: Where gluonedu differs from MXNet 1.9.1 on purpose (docs/divergences.md): why, and
@@ -259,6 +287,9 @@ DIVERGENCES = {
                            "returns numbers; gluonedu refuses it", 'MXNetError'),
     'ROIPooling/batch-index-out-of-range': ("MXNet 1.9.1 reads past its input for a batch "
                                             "index beyond the batch", 'MXNetError'),
+    'Correlation/channel-mismatch': ("MXNet 1.9.1 compares inputs of different shapes, "
+                                     "reading past the smaller one", 'MXNetError'),
+    'Correlation/stride2-zero': ("MXNet 1.9.1 crashes (division by zero)", 'MXNetError'),
     'RNN/lstmp': ("MXNet 1.9.1's CPU operator crashes on an LSTM with a projection; "
                   "gluonedu computes it (MXNet's packing: i2h, h2h, h2r weights per layer "
                   "and direction)", 'ok'),

@@ -12,11 +12,13 @@ gradient for ``autograd``. The map:
 * :mod:`.resize` — UpSampling (nearest), pad;
 * :mod:`.lrn` — LRN (local response normalization);
 * :mod:`.spatial` — GridGenerator, BilinearSampler, SpatialTransformer;
+* :mod:`.correlation` — Correlation (FlowNet's patch comparison);
 * :mod:`.roi_pooling` — ROIPooling;
 * :mod:`.rnn` — RNN (the fused Elman RNN, LSTM and GRU of MXNet and cuDNN);
 * :mod:`.kernels` — the array kernels: a readable reference beside a fast one.
 """
 from .activation import LeakyReLU
+from .correlation import Correlation
 from .convolution import Convolution, Deconvolution, convolution_shapes, deconvolution_shapes
 from .kernels import use_kernels
 from .normalization import BatchNorm, GroupNorm, InstanceNorm, L2Normalization, LayerNorm
@@ -31,6 +33,6 @@ from .spatial import BilinearSampler, GridGenerator, SpatialTransformer
 OPERATORS = ['Convolution', 'Deconvolution', 'Pooling', 'BatchNorm', 'LayerNorm',
              'InstanceNorm', 'GroupNorm', 'L2Normalization', 'LeakyReLU', 'UpSampling',
              'pad', 'Pad', 'RNN', 'LRN',
-             'GridGenerator', 'BilinearSampler', 'SpatialTransformer', 'ROIPooling']
+             'GridGenerator', 'BilinearSampler', 'SpatialTransformer', 'ROIPooling', 'Correlation']
 
 __all__ = OPERATORS
