@@ -159,6 +159,7 @@ def lrn_cases():
         case('LRN/nsize-negative', 'LRN', x, nsize=-1),
         case('LRN/no-nsize', 'LRN', x),
         case('LRN/3d', 'LRN', nd('lrn_x3d'), nsize=3),
+        case('LRN/2d', 'LRN', nd('r34'), nsize=3, alpha=2.0, grad=(0,)),
         case('LRN/float64', 'LRN', nd('lrn_x_f64'), nsize=3),
         case('LRN/unknown-kwarg', 'LRN', x, nsize=3, size=3),
     ]

@@ -11,8 +11,9 @@ and, with ``D_c = k + α/n · S_c`` and the same window sum ``Σ_h``,
 
     dx_c = g_c · D_c^(−β) − (2αβ/n) · x_c · Σ_h(g · x · D^(−β−1))_c
 
-As MXNet 1.9.1's CPU operator, the data must be 4-D float32 (an even ``nsize`` spans the
-same channels as ``nsize − 1``, divided by ``nsize``).
+As MXNet 1.9.1's CPU operator, the data must be float32, 4-D or 2-D ``(N, C)`` (one pixel
+per channel), and an even ``nsize`` spans the same channels as ``nsize − 1``, divided by
+``nsize``.
 """
 import numpy as np
 
@@ -43,27 +44,30 @@ def _lrn(params, data=None):
     """Divide each value by (k + α/n · the sum of squares of its n neighbouring channels)^β."""
     op = 'LRN'
     check_inputs(op, (data,))
-    if data.ndim != 4:
-        raise MXNetError("LRN needs 4-D data (batch, channel, height, width), got shape %s"
-                         % shape_text(data.shape))
+    if data.ndim not in (2, 4):
+        raise MXNetError("LRN needs 4-D data (batch, channel, height, width) or 2-D (batch, "
+                         "channel), got shape %s" % shape_text(data.shape))
     if data.dtype != np.float32:
         raise MXNetError("LRN works on float32 data (as MXNet 1.9.1), got %s; convert with "
                          ".astype('float32')" % np.dtype(data.dtype).name)
     if params.nsize < 1:
         raise MXNetError("LRN: nsize must be at least 1, got %d" % params.nsize)
-    xp, x = data._xp, data._data
+    xp, x = data._xp, data._data.reshape(data.shape[:2] + (-1, 1))  # 2-D: one pixel
     f32 = np.float32
     half, scale = (params.nsize - 1) // 2, f32(params.alpha / params.nsize)
-    with _backend.device_scope(data._ctx):
+    # as MXNet, a negative k or α gives NaN (a fractional power of a negative), silently
+    with _backend.device_scope(data._ctx), np.errstate(invalid='ignore', divide='ignore'):
         norm = f32(params.knorm) + scale * _window_sum(xp, x * x, half)
         y = x * norm ** f32(-params.beta)
+        result = y.reshape(data.shape)
 
     def backward(grad):
         with _backend.device_scope(data._ctx):
+            grad = grad.reshape(x.shape)
             through_norm = _window_sum(xp, grad * y / norm, half)
-            return (grad * norm ** f32(-params.beta)
-                    - f32(2 * params.beta) * scale * x * through_norm,)
-    return record(y, data, (data,), backward, op)
+            return ((grad * norm ** f32(-params.beta)
+                     - f32(2 * params.beta) * scale * x * through_norm).reshape(data.shape),)
+    return record(result, data, (data,), backward, op)
 
 
 LRN = LRN_OP.function(_lrn)
