@@ -121,8 +121,8 @@ def _check_params(params):
 
 
 def rnn_shapes(params, data_shape):
-    """``{input name or 'out': shape}`` of an RNN on data of ``data_shape`` (T, N, I);
-    MXNetError unless the data is 3-D."""
+    """``{input name: shape, 'out': [shape of each output]}`` of an RNN on data of
+    ``data_shape`` (T, N, I); MXNetError unless the data is 3-D."""
     if len(data_shape) != 3:
         raise MXNetError("RNN: data must be 3-D (sequence length, batch, input size) in "
                          "layout TNC, got shape %s" % shape_text(data_shape))
@@ -130,11 +130,14 @@ def rnn_shapes(params, data_shape):
     steps, batch, inputs = data_shape
     sizes = _Sizes(params)
     stacked = params.num_layers * sizes.directions
-    return {'parameters': (sizes.parameter_count(inputs),) if inputs else None,
-            'state': (stacked, batch, sizes.state),
-            'state_cell': (stacked, batch, sizes.hidden),
-            'sequence_length': (batch,),
-            'out': (steps, batch, sizes.directions * sizes.state)}
+    shapes = {'parameters': (sizes.parameter_count(inputs),) if inputs else None,
+              'state': (stacked, batch, sizes.state),
+              'state_cell': (stacked, batch, sizes.hidden),
+              'sequence_length': (batch,)}
+    names = _output_names(params._asdict())
+    shapes['out'] = [(steps, batch, sizes.directions * sizes.state)] + [
+        shapes['state' if name == 'state_output' else 'state_cell'] for name in names[1:]]
+    return shapes
 
 
 def unpack_parameters(params, parameters, input_size):
