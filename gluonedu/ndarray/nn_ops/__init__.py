@@ -1,4 +1,4 @@
-"""The operators of convolutional networks: convolution, pooling, normalization.
+"""The layer operators: convolution, pooling, normalization, recurrence, spatial sampling.
 
 MXNet 1.9.1's names, inputs, parameters and defaults; every operator records its
 gradient for ``autograd``. The map:
@@ -18,13 +18,13 @@ gradient for ``autograd``. The map:
 * :mod:`.kernels` — the array kernels: a readable reference beside a fast one.
 """
 from .activation import LeakyReLU
-from .correlation import Correlation
 from .convolution import Convolution, Deconvolution, convolution_shapes, deconvolution_shapes
+from .correlation import Correlation
 from .kernels import use_kernels
+from .lrn import LRN
 from .normalization import BatchNorm, GroupNorm, InstanceNorm, L2Normalization, LayerNorm
 from .pooling import Pooling, pooling_shape
 from .resize import Pad, UpSampling, pad
-from .lrn import LRN
 from .rnn import RNN
 from .roi_pooling import ROIPooling
 from .spatial import BilinearSampler, GridGenerator, SpatialTransformer
@@ -32,7 +32,7 @@ from .spatial import BilinearSampler, GridGenerator, SpatialTransformer
 #: The operators, exported by ``gluonedu.ndarray``.
 OPERATORS = ['Convolution', 'Deconvolution', 'Pooling', 'BatchNorm', 'LayerNorm',
              'InstanceNorm', 'GroupNorm', 'L2Normalization', 'LeakyReLU', 'UpSampling',
-             'pad', 'Pad', 'RNN', 'LRN',
-             'GridGenerator', 'BilinearSampler', 'SpatialTransformer', 'ROIPooling', 'Correlation']
+             'pad', 'Pad', 'RNN', 'LRN', 'GridGenerator', 'BilinearSampler',
+             'SpatialTransformer', 'ROIPooling', 'Correlation']
 
 __all__ = OPERATORS
