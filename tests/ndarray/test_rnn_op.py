@@ -126,3 +126,16 @@ def test_a_symbol_infers_every_shape_from_the_data():
     count = 2 * 4 * H * (I + H + 2) + 2 * 4 * H * (2 * H + H + 2)
     assert args == [(T, N, I), (count,), (4, N, H), (4, N, H)]
     assert outs == [(T, N, 2 * H), (4, N, H), (4, N, H)]
+
+
+def test_dropout_acts_between_layers_in_training_only():
+    arrays = _inputs('gru', layers=2)
+    plain, _ = _rnn(arrays, 'gru', num_layers=2)
+    predicted, _ = _rnn(arrays, 'gru', num_layers=2, p=0.5)
+    np.testing.assert_array_equal(predicted.asnumpy(), plain.asnumpy())
+    with autograd.record():
+        trained, _ = _rnn(arrays, 'gru', num_layers=2, p=0.5)
+    assert not np.allclose(trained.asnumpy(), plain.asnumpy())
+    with autograd.record():   # one layer: nothing between layers to drop
+        single, _ = _rnn(_inputs('gru'), 'gru', p=0.5)
+    np.testing.assert_array_equal(single.asnumpy(), _rnn(_inputs('gru'), 'gru')[0].asnumpy())

@@ -56,7 +56,8 @@ def make_inputs():
     flow = rng.uniform(-1.5, 1.5, (2, 2, 3, 4))
     grid = rng.uniform(-1.2, 1.2, (2, 2, 3, 2))
     inputs.update(st_theta=theta.astype(f32), st_theta5=theta[:, :5].astype(f32),
-                  st_theta_f64=theta, st_flow=flow.astype(f32), st_flow3=flow[:, :1].astype(f32),
+                  st_theta_f64=theta, st_theta_f16=theta.astype(np.float16),
+                  st_flow=flow.astype(f32), st_flow3=flow[:, :1].astype(f32),
                   st_grid=grid.astype(f32), st_grid_f64=grid, st_grid_f16=grid.astype(np.float16),
                   st_grid1=grid[:1].astype(f32), st_data=rng.randn(2, 3, 4, 5).astype(f32),
                   st_data_f64=rng.randn(2, 3, 4, 5), st_data_f16=rng.randn(2, 3, 4, 5).astype(np.float16),
@@ -65,7 +66,8 @@ def make_inputs():
     rois = np.array([[0, 0, 0, 4, 3], [1, 1.4, 0.6, 6.5, 5.5], [1, 2, 2, 2, 2],
                      [-1, 0, 0, 3, 3], [0, 5, 4, 20, 20], [1, 3, 1, 0, 0]])
     feature = rng.randn(2, 3, 6, 7)
-    inputs.update(roi_x=feature.astype(f32), roi_x_f64=feature, roi_rois=rois.astype(f32),
+    inputs.update(roi_x=feature.astype(f32), roi_x_f16=feature.astype(np.float16),
+                  roi_rois_f16=rois.astype(np.float16), roi_x_f64=feature, roi_rois=rois.astype(f32),
                   roi_rois_f64=rois, roi_rois4=rois[:, :4].astype(f32),
                   roi_ties=np.ones((1, 2, 4, 4), dtype=f32),
                   roi_box=np.array([[0, 0, 0, 3, 3]], dtype=f32),
@@ -73,7 +75,8 @@ def make_inputs():
                   roi_x_i32=feature.astype(np.int32), roi_rois_i32=rois.astype(np.int32))
     maps = rng.randn(4, 2, 3, 7, 8)
     inputs.update(corr_a=maps[0].astype(f32), corr_b=maps[1].astype(f32), corr_a_f64=maps[2],
-                  corr_b_f64=maps[3], corr_b2=maps[1][:, :2].astype(f32),
+                  corr_b_f64=maps[3], corr_a_f16=maps[0].astype(np.float16),
+                  corr_b_f16=maps[1].astype(np.float16), corr_b2=maps[1][:, :2].astype(f32),
                   corr_a_i32=maps[0].astype(np.int32), corr_b_i32=maps[1].astype(np.int32))
     return inputs
 
@@ -203,6 +206,8 @@ def spatial_cases():
         case('SpatialTransformer/float64', 'SpatialTransformer', nd('st_data_f64'),
              nd('st_theta_f64'), target_shape=tup(3, 4), grad=(0, 1), **affine),
         case('SpatialTransformer/float16', 'SpatialTransformer', nd('st_data_f16'),
+             nd('st_theta_f16'), target_shape=tup(3, 4), **affine),
+        case('SpatialTransformer/mixed-dtypes', 'SpatialTransformer', nd('st_data_f16'),
              nd('st_theta_f64'), target_shape=tup(3, 4), **affine),
         case('SpatialTransformer/no-target', 'SpatialTransformer', data, theta, **affine),
         case('SpatialTransformer/five-numbers', 'SpatialTransformer', data, nd('st_theta5'),
@@ -225,6 +230,8 @@ def roi_cases():
              pooled_size=tup(2, 2), spatial_scale=1.0, grad=(0,)),
         case('ROIPooling/float64', 'ROIPooling', nd('roi_x_f64'), nd('roi_rois_f64'),
              pooled_size=tup(2, 2), spatial_scale=1.0, grad=(0,)),
+        case('ROIPooling/float16', 'ROIPooling', nd('roi_x_f16'), nd('roi_rois_f16'),
+             pooled_size=tup(2, 2), spatial_scale=1.0),
         case('ROIPooling/int32', 'ROIPooling', nd('roi_x_i32'), nd('roi_rois_i32'),
              pooled_size=tup(2, 2), spatial_scale=1.0),
         case('ROIPooling/mixed-dtypes', 'ROIPooling', x, nd('roi_rois_f64'),
@@ -258,6 +265,8 @@ def correlation_cases():
     return cases + [
         case('Correlation/float64', 'Correlation', nd('corr_a_f64'), nd('corr_b_f64'),
              kernel_size=3, grad=(0, 1)),
+        case('Correlation/float16', 'Correlation', nd('corr_a_f16'), nd('corr_b_f16'),
+             max_displacement=2),
         case('Correlation/even-kernel', 'Correlation', a, b, kernel_size=2),
         case('Correlation/does-not-fit', 'Correlation', a, b, max_displacement=5),
         case('Correlation/stride1-zero', 'Correlation', a, b, stride1=0),
