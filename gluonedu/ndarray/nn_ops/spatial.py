@@ -140,8 +140,9 @@ def _check_sampler_inputs(op, data, grid):
 
 
 def _corners(xp, data, grid):
-    """The four pixels around each grid point: ``[(weight, (rows, cols), inside)]`` plus
-    the source coordinates and their floors, for (N, H', W') grid points."""
+    """The four pixels around each of the (N, H', W') grid points, as ``(dy, dx, wy, wx,
+    rows, cols, inside)``: the corner's offset from the top-left one, its weights along y
+    and x, its (clipped) position and whether it lies inside the image."""
     _, _, height, width = data.shape
     dtype = data.dtype.type
     x = (grid[:, 0] + dtype(1)) * dtype((width - 1) / 2)
