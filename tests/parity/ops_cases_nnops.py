@@ -30,12 +30,16 @@ RNN_CONFIGS = [('tanh', 'rnn_tanh', 1, False, None), ('relu2', 'rnn_relu', 2, Fa
                ('gru2-bi', 'gru', 2, True, None), ('lstmp', 'lstm', 1, False, P)]
 
 
-def make_inputs():
-    rng = np.random.RandomState(11)
+def _with_dtypes(arrays, *dtypes):
+    """``arrays`` plus a copy of each in every dtype, named ``<name>_<dtype code>``."""
+    codes = {np.float64: 'f64', np.float16: 'f16', np.int32: 'i32'}
+    return dict(arrays, **{'%s_%s' % (name, codes[dtype]): a.astype(dtype)
+                           for name, a in arrays.items() for dtype in dtypes})
+
+
+def _rnn_inputs(rng):
     f32 = np.float32
-    inputs = {'rnn_x': rng.uniform(-1, 1, (T, N, I)).astype(f32),
-              'rnn_x2d': rng.uniform(-1, 1, (N, I)).astype(f32),
-              'rnn_h1': rng.uniform(-0.5, 0.5, (1, N, H)).astype(f32),
+    inputs = {'rnn_x2d': rng.uniform(-1, 1, (N, I)).astype(f32),
               'rnn_hp': rng.uniform(-0.5, 0.5, (1, N, P)).astype(f32),
               'rnn_h2': rng.uniform(-0.5, 0.5, (2, N, H)).astype(f32),
               'rnn_h4': rng.uniform(-0.5, 0.5, (4, N, H)).astype(f32),
@@ -46,38 +50,53 @@ def make_inputs():
     for name, mode, layers, bidirectional, projection in RNN_CONFIGS:
         count = rnn_parameter_count(mode, layers, 2 if bidirectional else 1, projection)
         inputs['rnn_p_' + name] = rng.uniform(-0.6, 0.6, count).astype(f32)
-    for key in ('rnn_x', 'rnn_h1', 'rnn_p_lstm', 'rnn_p_gru'):
-        inputs[key + '_f64'] = inputs[key].astype(np.float64)
-        inputs[key + '_f16'] = inputs[key].astype(np.float16)
-        inputs[key + '_i32'] = (inputs[key] * 4).astype(np.int32)
-    image = rng.uniform(-2, 2, (2, 5, 3, 3)).astype(f32)
-    inputs.update(lrn_x=image, lrn_x3d=image[0], lrn_x_f64=image.astype(np.float64))
+    other_dtypes = {'rnn_x': rng.uniform(-1, 1, (T, N, I)).astype(f32),
+                    'rnn_h1': rng.uniform(-0.5, 0.5, (1, N, H)).astype(f32),
+                    'rnn_p_lstm': inputs.pop('rnn_p_lstm'), 'rnn_p_gru': inputs.pop('rnn_p_gru')}
+    # the int32 copies are scaled: integers, not all zeros
+    other_dtypes = _with_dtypes(other_dtypes, np.float64, np.float16)
+    other_dtypes.update({name + '_i32': (other_dtypes[name] * 4).astype(np.int32)
+                         for name in ('rnn_x', 'rnn_h1', 'rnn_p_lstm', 'rnn_p_gru')})
+    return dict(inputs, **other_dtypes)
+
+
+def _image_inputs(rng):
+    """LRN's, and the spatial transformers' data, grids and affine matrices."""
+    image = rng.uniform(-2, 2, (2, 5, 3, 3)).astype(np.float32)
     theta = np.array([[1.1, 0.2, 0.1, -0.15, 0.9, 0.05], [0.7, -0.3, -0.2, 0.25, 1.2, 0.1]])
-    flow = rng.uniform(-1.5, 1.5, (2, 2, 3, 4))
     grid = rng.uniform(-1.2, 1.2, (2, 2, 3, 2))
-    inputs.update(st_theta=theta.astype(f32), st_theta5=theta[:, :5].astype(f32),
-                  st_theta_f64=theta, st_theta_f16=theta.astype(np.float16),
-                  st_flow=flow.astype(f32), st_flow3=flow[:, :1].astype(f32),
-                  st_grid=grid.astype(f32), st_grid_f64=grid, st_grid_f16=grid.astype(np.float16),
-                  st_grid1=grid[:1].astype(f32), st_data=rng.randn(2, 3, 4, 5).astype(f32),
-                  st_data_f64=rng.randn(2, 3, 4, 5), st_data_f16=rng.randn(2, 3, 4, 5).astype(np.float16),
-                  st_data_i32=rng.randint(-3, 3, (2, 3, 4, 5)).astype(np.int32),
-                  st_grid_i32=rng.randint(-1, 1, (2, 2, 3, 2)).astype(np.int32))
+    flow = rng.uniform(-1.5, 1.5, (2, 2, 3, 4))
+    inputs = _with_dtypes({'st_theta': theta.astype(np.float32)}, np.float64, np.float16)
+    inputs.update(_with_dtypes({'st_grid': grid.astype(np.float32),
+                                'st_data': rng.randn(2, 3, 4, 5).astype(np.float32)},
+                               np.float64, np.float16, np.int32))
+    return dict(inputs, lrn_x=image, lrn_x3d=image[0], lrn_x_f64=image.astype(np.float64),
+                st_theta5=inputs['st_theta'][:, :5], st_grid1=inputs['st_grid'][:1],
+                st_flow=flow.astype(np.float32), st_flow3=flow[:, :1].astype(np.float32))
+
+
+def _roi_inputs(rng):
     rois = np.array([[0, 0, 0, 4, 3], [1, 1.4, 0.6, 6.5, 5.5], [1, 2, 2, 2, 2],
-                     [-1, 0, 0, 3, 3], [0, 5, 4, 20, 20], [1, 3, 1, 0, 0]])
-    feature = rng.randn(2, 3, 6, 7)
-    inputs.update(roi_x=feature.astype(f32), roi_x_f16=feature.astype(np.float16),
-                  roi_rois_f16=rois.astype(np.float16), roi_x_f64=feature, roi_rois=rois.astype(f32),
-                  roi_rois_f64=rois, roi_rois4=rois[:, :4].astype(f32),
-                  roi_ties=np.ones((1, 2, 4, 4), dtype=f32),
-                  roi_box=np.array([[0, 0, 0, 3, 3]], dtype=f32),
-                  roi_rois_oob=np.array([[5, 0, 0, 2, 2]], dtype=f32),
-                  roi_x_i32=feature.astype(np.int32), roi_rois_i32=rois.astype(np.int32))
-    maps = rng.randn(4, 2, 3, 7, 8)
-    inputs.update(corr_a=maps[0].astype(f32), corr_b=maps[1].astype(f32), corr_a_f64=maps[2],
-                  corr_b_f64=maps[3], corr_a_f16=maps[0].astype(np.float16),
-                  corr_b_f16=maps[1].astype(np.float16), corr_b2=maps[1][:, :2].astype(f32),
-                  corr_a_i32=maps[0].astype(np.int32), corr_b_i32=maps[1].astype(np.int32))
+                     [-1, 0, 0, 3, 3], [0, 5, 4, 20, 20], [1, 3, 1, 0, 0]], dtype=np.float32)
+    inputs = _with_dtypes({'roi_x': rng.randn(2, 3, 6, 7).astype(np.float32), 'roi_rois': rois},
+                          np.float64, np.float16, np.int32)
+    return dict(inputs, roi_rois4=rois[:, :4], roi_ties=np.ones((1, 2, 4, 4), dtype=np.float32),
+                roi_box=np.array([[0, 0, 0, 3, 3]], dtype=np.float32),
+                roi_rois_oob=np.array([[5, 0, 0, 2, 2]], dtype=np.float32))
+
+
+def _correlation_inputs(rng):
+    maps = {'corr_a': rng.randn(2, 3, 7, 8).astype(np.float32),
+            'corr_b': rng.randn(2, 3, 7, 8).astype(np.float32)}
+    inputs = _with_dtypes(maps, np.float64, np.float16, np.int32)
+    return dict(inputs, corr_b2=maps['corr_b'][:, :2])
+
+
+def make_inputs():
+    rng = np.random.RandomState(11)
+    inputs = {}
+    for family in (_rnn_inputs, _image_inputs, _roi_inputs, _correlation_inputs):
+        inputs.update(family(rng))
     return inputs
 
 
