@@ -644,15 +644,15 @@ class Op:
         return inputs, given, out
 
     def _active_inputs(self, bound, params):
-        """The bound inputs, in order, checked against the ones ``params`` call for."""
+        """The bound inputs, in order, checked against the ones ``params`` call for.
+
+        As MXNet's generated functions, the arrays given (None left out) fill the inputs
+        ``params`` call for in declared order: a GRU's ``RNN(data, parameters, state,
+        sequence_length)`` binds its fourth array to ``sequence_length``.
+        """
         names = self.list_inputs(params)
-        inputs = []
-        for key in names:
-            value = bound.get(key)
-            if value is None:
-                self._check_bound(bound, names)
-            inputs.append(value)
-        if len(bound) > len(names):
+        inputs = [bound[key] for key in self.input_names if bound.get(key) is not None]
+        if len(inputs) != len(names):
             self._check_bound(bound, names)
         return inputs
 

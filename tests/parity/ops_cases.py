@@ -795,3 +795,6 @@ DIVERGENCES = {
     'norm/int32': ('MXNet 1.9.1 returns the largest |element| as the L2 norm of an integer '
                    'array; gluonedu computes the norm (truncated to the dtype)', 'ok'),
 }
+
+import ops_cases_nnops  # noqa: E402 (RNN, LRN, ROIPooling, spatial transformers: issue 11)
+all_cases, make_inputs, DIVERGENCES = ops_cases_nnops.extend(all_cases, make_inputs, DIVERGENCES)

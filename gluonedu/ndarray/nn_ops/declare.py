@@ -56,9 +56,9 @@ class OpDef:
     drop_inputs : ``f(params) -> names`` of the inputs the parameters switch off
         (a convolution's ``bias`` with ``no_bias=True``).
     shapes : ``f(params, data_shape) -> {input name or 'out': shape}``, what the data's
-        shape (0 for an unknown size) decides; it becomes the table's shape rule for
-        symbols (:meth:`shape_rule`). Without it, symbols find output shapes by running
-        the operator on zeros.
+        shape (0 for an unknown size) decides (``'out'`` may be a list: one shape per
+        output); it becomes the table's shape rule for symbols (:meth:`shape_rule`).
+        Without it, symbols find output shapes by running the operator on zeros.
     symbol : more of the table's :class:`~gluonedu.ndarray.registry.Op` options that only
         symbols use (``mutate_inputs``, ``num_outputs``, ``hidden_outputs``).
     """
@@ -101,7 +101,7 @@ class OpDef:
 
     def shape_rule(self, in_shapes, out_shapes, params):
         """The table's shape rule from :attr:`shapes`: once the data's shape is known, every
-        input named in the answer and the first output get their shapes."""
+        input named in the answer and the outputs it gives get their shapes."""
         data = in_shapes[0]
         if data is None:
             return in_shapes, out_shapes
@@ -109,4 +109,6 @@ class OpDef:
         names = registry.get(self.name).list_inputs(params)
         ins = [merge(shape, found.get(name)) if found.get(name) is not None else shape
                for name, shape in zip(names, in_shapes)]
-        return ins, [merge(out_shapes[0], found['out'])] + list(out_shapes[1:])
+        outs = found['out'] if isinstance(found['out'], list) else [found['out']]
+        return ins, ([merge(known, shape) for known, shape in zip(out_shapes, outs)]
+                     + list(out_shapes[len(outs):]))
