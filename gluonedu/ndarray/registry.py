@@ -449,9 +449,10 @@ class Op:
     name : MXNet's operator name (as in symbol JSON); ``aliases`` are its other names.
     inputs : the names of its array inputs, in order (a single ``'*data'`` means any
         number, counted by the ``num_args`` parameter).
-    count : for any number of inputs, ``(parameter, inputs per unit)``: the parameter
-        that counts them and how many inputs each unit takes (``multi_sgd_update``:
-        ``('num_weights', 2)``, a weight and its gradient); ``('num_args', 1)`` by
+    count : for any number of inputs, ``(parameter, inputs per unit, more inputs)``: the
+        parameter that counts units, how many inputs each unit takes and how many inputs
+        follow them (``preloaded_multi_sgd_update``: ``('num_weights', 2, 2)``, a weight
+        and its gradient each, then the lrs and the wds); ``('num_args', 1, 0)`` by
         default, the one count MXNet's frontend fills in itself.
     params : its :class:`Param` declarations, in MXNet's order.
     forward : ``forward(env, *arrays, **params) -> (result, backward)``; None for an
@@ -490,14 +491,14 @@ class Op:
                  drop_inputs=None, same_dtype=True, dtypes=None, quiet=False,
                  compute_ex=None, from_out=False, infer_shape=None, infer_type=None,
                  mutate_inputs=(), output_names=None, hidden_outputs=0, doc=None,
-                 count=('num_args', 1)):
+                 count=('num_args', 1, 0)):
         self.name = name
         self.forward = forward
         self.aliases = tuple(aliases)
         self.variadic = len(inputs) == 1 and inputs[0].startswith('*')
         self.input_names = (inputs[0][1:],) if self.variadic else tuple(inputs)
         self.params = {p.name: p for p in params}
-        self.count_param, self.inputs_per_count = count
+        self.count_param, self.inputs_per_count, self.more_inputs = count
         if self.variadic and self.count_param not in self.params:
             raise ValueError('%s: an operator of any number of inputs needs a %s '
                              'parameter' % (name, self.count_param))
@@ -555,7 +556,7 @@ class Op:
 
     def count_inputs(self, params):
         """How many array inputs an operator of any number of them takes for ``params``."""
-        return params[self.count_param] * self.inputs_per_count
+        return params[self.count_param] * self.inputs_per_count + self.more_inputs
 
     def check_count(self, params, given):
         """MXNetError unless ``given`` inputs are as many as ``params`` call for."""
@@ -854,6 +855,9 @@ def _write_out(op, result, out):
     dtype, and returns ``out``."""
     if out is None:
         return result
+    if isinstance(out, (list, tuple)) and isinstance(result, NDArray) and len(out) == 1:
+        _write_out(op, result, out[0])  # one output given as a list, as MXNet accepts
+        return out
     if isinstance(result, list):
         if not isinstance(out, (list, tuple)) or len(out) != len(result):
             raise MXNetError('%s returns %d arrays: out= must be a list of %d NDArrays'
