@@ -74,6 +74,9 @@ for _mp in (False, True):
 def multi_lars(env, lrs, weights_sum_sq, grads_sum_sq, wds, eta, eps, rescale_grad):
     """LARS's layer-wise learning rates, one per weight, from the sums of squares of the
     weights and the gradients (as LARS computes them)."""
+    if not lrs.ndim == 1 or {lrs.shape, weights_sum_sq.shape, grads_sum_sq.shape,
+                                wds.shape} != {lrs.shape}:
+        raise MXNetError('multi_lars takes four vectors of one length (one entry per weight)')
     rates = [multi_lars_lr(*values, eta, eps, rescale_grad) for values in zip(
         lrs.tolist(), weights_sum_sq.tolist(), grads_sum_sq.tolist(), wds.tolist())]
     return env.xp.asarray(rates, dtype=lrs.dtype), None

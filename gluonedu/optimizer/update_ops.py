@@ -233,6 +233,9 @@ def _lamb_phase1(weight, grad, mean, var, beta1, beta2, epsilon, t, bias_correct
     mean_scale, var_scale = lamb_moment_scales(beta1, beta2, t, bias_correction)
     direction = np.empty_like(mean)
     if master is not None:
+        if weight.dtype != np.float16:
+            raise MXNetError('mp_lamb_update_phase1 updates float16 weights (their float32 '
+                             'copy is weight32), not %s: use lamb_update_phase1' % weight.dtype)
         _check_float32({'mean': mean, 'var': var, 'weight32': master})
     run_rule(LAMB_PHASE1, {
         'weight': weight if master is None else master, 'grad': gradient_of(grad, master),
@@ -259,12 +262,15 @@ def mp_lamb_update_phase1(env, weight, grad, mean, var, weight32, beta1, beta2, 
 
 
 def _lamb_phase2(weight, g, r1, r2, lr, lower_bound, upper_bound, master=None):
+    if r1.shape != (1,) or r2.shape != (1,):
+        raise MXNetError('the norms r1 and r2 must have shape (1,), got %s and %s'
+                         % (r1.shape, r2.shape))
     dtype = precision(weight, master)
     lr, lower, upper = kernel_scalars(dtype, lr, lower_bound, upper_bound)
-    r1 = dtype.type(r1.reshape(-1)[0])
+    r1 = dtype.type(r1[0].item())
     r1 = max(r1, lower) if lower >= 0 else r1
     r1 = min(r1, upper) if upper >= 0 else r1
-    scaled_lr = trust_scaled_lr(lr, r1, dtype.type(r2.reshape(-1)[0]))
+    scaled_lr = trust_scaled_lr(lr, r1, dtype.type(r2[0].item()))
     return new_weight(LAMB_PHASE2, weight, {'direction': g}, {'scaled_lr': scaled_lr}, master)
 
 

@@ -7,9 +7,10 @@ pick a ``broadcast_*`` or ``*_scalar`` operator by their operands' types. Names 
 with ``_`` (``_plus_scalar``, ``_zeros``) live in :mod:`gluonedu.ndarray._internal`.
 """
 from .. import registry
-from . import (amp, binary, elemwise, indexing, init, linalg, nn, reduce,  # noqa: F401
+from . import (binary, elemwise, indexing, init, linalg, nn, reduce,  # noqa: F401 (register)
                sampling, shape, sorting)
 from .. import nn_ops  # noqa: F401 (Convolution, Pooling, BatchNorm, ... register too)
+from . import amp, ctc  # noqa: F401 (mixed precision, CTCLoss)
 from .binary import *  # noqa: F401,F403 (the Python-level arithmetic helpers)
 from .functions import *  # noqa: F401,F403 (eye, linspace, concatenate, moveaxis, split_v2)
 from . import functions
