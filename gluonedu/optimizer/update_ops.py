@@ -262,15 +262,15 @@ def mp_lamb_update_phase1(env, weight, grad, mean, var, weight32, beta1, beta2, 
 
 
 def _lamb_phase2(weight, g, r1, r2, lr, lower_bound, upper_bound, master=None):
-    if r1.shape != (1,) or r2.shape != (1,):
+    if r1.shape[:1] != (1,) or r2.shape[:1] != (1,) or not r1.size or not r2.size:
         raise MXNetError('the norms r1 and r2 must have shape (1,), got %s and %s'
                          % (r1.shape, r2.shape))
     dtype = precision(weight, master)
     lr, lower, upper = kernel_scalars(dtype, lr, lower_bound, upper_bound)
-    r1 = dtype.type(r1[0].item())
+    r1 = dtype.type(r1.reshape(-1)[0].item())
     r1 = max(r1, lower) if lower >= 0 else r1
     r1 = min(r1, upper) if upper >= 0 else r1
-    scaled_lr = trust_scaled_lr(lr, r1, dtype.type(r2[0].item()))
+    scaled_lr = trust_scaled_lr(lr, r1, dtype.type(r2.reshape(-1)[0].item()))
     return new_weight(LAMB_PHASE2, weight, {'direction': g}, {'scaled_lr': scaled_lr}, master)
 
 

@@ -32,8 +32,11 @@ def test_matches_mxnet(name, loss_init_oracle):
     got = driver.run_case(gluonedu, name)
     assert sorted(got) == sorted(expected)
     for key in sorted(expected):
-        if expected[key].dtype.kind in 'US':
-            assert str(got[key]) == str(expected[key]), '%s: %s' % (name, key)
+        if expected[key].dtype.kind in 'US':  # text, or the exception a call raised:
+            # MXNet's class must be ours or one ours derives from
+            theirs = str(expected[key]).split('|')[0]
+            assert theirs in str(got[key]).split('|'), '%s: %s: %s, MXNet %s' % (
+                name, key, got[key], expected[key])
         else:
             assert got[key].shape == expected[key].shape, '%s: %s' % (name, key)
             scale = max(1.0, float(np.abs(expected[key]).max(initial=0)))
