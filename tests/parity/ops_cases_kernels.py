@@ -41,6 +41,11 @@ def kernel_inputs():
         'k_inf': np.array([1.0, np.inf, 2.0], dtype=f32),
         'k_nan': np.array([1.0, np.nan], dtype=f32),
         'k_i32': np.array([1, 2], dtype=np.int32),
+        'k_sparse': np.array([[1, 0, 2], [0, 0, 0], [3, 4, 0]], dtype=f32),
+        'k_label': np.array([[0.5, 0, 1], [0, 1, 0], [1, 1, 1]], dtype=f32),
+        'k_label_flat': np.array([0.5, 0, 1, 0], dtype=f32),
+        'k_ids': np.array([0, 2, 3], dtype=f32),
+        'k_fc_w': normal(2, 3), 'k_col': normal(4, 1),
     }
 
 
@@ -234,6 +239,42 @@ def amp_cases():
     ]
 
 
+def output_cases():
+    """The regression outputs and make_loss: identity (sigmoid) forward, the loss's own
+    gradient whatever the head gradient."""
+    cases = []
+    for name in ('LinearRegressionOutput', 'LogisticRegressionOutput', 'MAERegressionOutput'):
+        cases += [case(name + '/grad', name, W, G, grad=[0]),
+                  case(name + '/grad-scale', name, nd('k_sparse'), nd('k_label'),
+                       grad_scale=2.0, grad=[0]),
+                  case(name + '/flat-label', name, nd('k_col'), nd('k_label_flat'), grad=[0]),
+                  case(name + '/label-size', name, W, nd('k_label'))]
+    return cases + [case('make_loss/grad', 'make_loss', W, grad=[0])]
+
+
+def sparse_cases():
+    """``nd.sparse``'s names of these operators: storage types and values."""
+    rsp, csr = {'row_sparse': 'k_sparse', 'rows': [0, 2]}, {'csr': 'k_sparse'}
+    sparse = [
+        case('sparse.ElementWiseSum/row_sparse', 'sparse.ElementWiseSum', rsp, rsp, rsp),
+        case('sparse.ElementWiseSum/mixed', 'sparse.ElementWiseSum', rsp, nd('k_sparse')),
+        case('sparse.Embedding/row_sparse-weight', 'sparse.Embedding', nd('k_ids'),
+             {'row_sparse': 'k_w', 'rows': [0, 2, 3]}, input_dim=4, output_dim=3),
+        case('sparse.FullyConnected/csr', 'sparse.FullyConnected', csr, nd('k_fc_w'),
+             num_hidden=2, no_bias=True),
+        case('sparse.LinearRegressionOutput/csr-label', 'sparse.LinearRegressionOutput',
+             nd('k_sparse'), {'csr': 'k_label'}, grad_scale=2.0, grad=[0]),
+        case('sparse.LogisticRegressionOutput/csr', 'sparse.LogisticRegressionOutput', csr,
+             nd('k_label')),
+        case('sparse.MAERegressionOutput/csr-label', 'sparse.MAERegressionOutput',
+             nd('k_sparse'), {'csr': 'k_label'}, grad=[0]),
+        case('sparse.make_loss/csr', 'sparse.make_loss', csr),
+    ]
+    for c in sparse:
+        c['stype'] = True
+    return sparse
+
+
 #: As ``ops_cases.DIVERGENCES`` (docs/divergences.md explains them).
 DIVERGENCES = {
     'nag_mom_update/new-array': ("MXNet 1.9.1's momentum reads the old weight unless out is "
@@ -243,4 +284,5 @@ DIVERGENCES = {
 
 
 def kernels_cases():
-    return sgd_cases() + adaptive_cases() + lamb_cases() + multi_cases() + amp_cases()
+    return (sgd_cases() + adaptive_cases() + lamb_cases() + multi_cases() + amp_cases()
+            + output_cases() + sparse_cases())

@@ -14,7 +14,8 @@ Case format (plain JSON, built by :mod:`ops_cases`)::
      "args": [<value>, ...], "kwargs": {"name": <value>, ...},
      "grad": [0, ...],           # positions of the args to differentiate (float NDArrays)
      "compare": "values" | "shape" | "stats",
-     "mutates": true}            # also compare the NDArray args after the call (arg<i>)
+     "mutates": true,            # also compare the NDArray args after the call (arg<i>)
+     "stype": true}              # also compare the outputs' storage types
 
 A ``<value>`` is JSON, or one of ``{"nd": input name}`` (``mx.nd.array`` of that input, in
 its dtype; ``"ctx": "cpu(1)"`` puts it there), ``{"np": input name}`` (the raw NumPy
@@ -22,8 +23,8 @@ array), ``{"tuple": [...]}``, ``{"float": "nan" | "inf" | "-inf"}``, ``{"dtype":
 (NumPy's type object), ``{"ctx": "cpu(1)"}``, ``{"zeros": shape, "dtype": ...}`` (an
 ``mx.nd.zeros`` array, e.g. for ``out=``), ``{"slice": [start, stop, step]}``,
 ``{"list": [...]}``, ``{"arg": i}`` (the call's positional argument i itself, e.g.
-``out=`` the weight) or ``{"row_sparse": input name, "rows": [...]}`` (those rows of the
-input as a RowSparseNDArray).
+``out=`` the weight), ``{"row_sparse": input name, "rows": [...]}`` (those rows of the
+input as a RowSparseNDArray) or ``{"csr": input name}`` (the input as a CSRNDArray).
 
 The outcome (:func:`run_case`): ``("ok", arrays)`` with ``out0, out1, ...`` (the outputs;
 for ``"stats"`` their shape, mean, std, min and max instead of the values; for
@@ -63,6 +64,8 @@ def resolve(mx, value, inputs, args=()):
         return value
     if 'arg' in value:
         return args[value['arg']]
+    if 'csr' in value:
+        return mx.nd.array(inputs[value['csr']]).tostype('csr')
     if 'row_sparse' in value:
         rows = np.array(value['rows'], dtype=np.int64)
         data = inputs[value['row_sparse']]
@@ -139,6 +142,8 @@ def run_case(mx, case, inputs):
         for i, out in enumerate(outputs):
             for key, value in _summary(mx, out, case.get('compare', 'values')).items():
                 arrays['out%d%s' % (i, ('.' + key) if key else '')] = value
+            if case.get('stype'):
+                arrays['out%d.stype' % i] = np.array(out.stype)
         if case.get('mutates'):   # the arguments the call updates in place
             for i, a in enumerate(args):
                 if hasattr(a, 'asnumpy'):
