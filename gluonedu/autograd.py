@@ -189,19 +189,18 @@ class Function:
     input out); ``save_for_backward(*arrays)`` keeps what the backward needs in
     ``self.saved_tensors``. Call an instance like a function, once::
 
-        class Sigmoid(mx.autograd.Function):
+        class Cube(mx.autograd.Function):
             def forward(self, x):
-                y = 1 / (1 + mx.nd.exp(-x))
-                self.save_for_backward(y)
-                return y
+                self.save_for_backward(x)
+                return x ** 3
 
             def backward(self, dy):
-                y, = self.saved_tensors
-                return dy * y * (1 - y)
+                x, = self.saved_tensors
+                return dy * 3 * x ** 2
 
         with mx.autograd.record():
-            z = Sigmoid()(x)
-        z.backward()          # x.grad is dy * y * (1 - y)
+            z = Cube()(x)
+        z.backward()          # x.grad is 3 * x ** 2
 
     Neither ``forward`` nor ``backward`` is recorded: inside ``record()`` the call becomes
     one node of the tape whose gradient is ``backward``'s. With several outputs the tape

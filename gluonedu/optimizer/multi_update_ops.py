@@ -13,7 +13,7 @@ from ..ndarray.registry import FLOATS, Float, Floats, Int, Op, add
 from .kernels import kernel_scalars
 from .lars import multi_lars_lr
 from .sgd import SGD_KERNELS
-from .update_ops import MOMENTUM, bound, gradient_of, new_weight, precision, sgd_mom, tail
+from .update_ops import MOMENTUM, clip_bound, gradient_of, new_weight, precision, sgd_mom, tail
 
 def _multi_sgd(arrays, lrs, wds, momentum, rescale_grad, clip_gradient, num_weights,
                per_weight, mp):
@@ -29,7 +29,8 @@ def _multi_sgd(arrays, lrs, wds, momentum, rescale_grad, clip_gradient, num_weig
         master = rest.pop() if mp else None
         if momentum is None:   # multi_sgd_update: the momentum form with a zero buffer
             lr, wd, rescale, clip, zero = kernel_scalars(
-                precision(weight, master), lrs[k], wds[k], rescale_grad, bound(clip_gradient), 0)
+                precision(weight, master), lrs[k], wds[k], rescale_grad,
+                clip_bound(clip_gradient), 0)
             results.append(new_weight(SGD_KERNELS['multi'], weight,
                                       {'grad': gradient_of(grad, master)},
                                       dict(lr=lr, wd=wd, zero=zero, rescale=rescale,

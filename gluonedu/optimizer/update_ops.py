@@ -10,8 +10,8 @@ its optimizer's fast path runs. As MXNet's:
   ``out`` (``nd.sgd_update(w, g, lr=0.1, out=w)``, as optimizer code calls them); the
   state inputs (``mom``, ``mean``, ``var``, ``n``, ``z``, ..., ``weight32``) are updated in
   place;
-* the hyperparameters are float32 numbers, used in the weight's precision; a
-  ``clip_gradient`` <= 0 means no clipping;
+* the hyperparameters are float32 numbers, used in the weight's precision; a negative
+  ``clip_gradient`` (the default -1) means no clipping, 0 clips the gradient to 0;
 * an ``mp_`` operator updates the float32 master copy ``weight32`` (and float32 states)
   from the gradient made float32, and returns the master copy rounded to the weight's
   dtype;
@@ -23,7 +23,7 @@ its optimizer's fast path runs. As MXNet's:
 import numpy as np
 
 from ..base import MXNetError
-from ..ndarray.registry import FLOATS, Bool, Float, Floats, Int, Op, add, get
+from ..ndarray.registry import FLOATS, Bool, Float, Int, Op, add, get
 from .adam import ADAM
 from .ftml import FTML_KERNEL, ftml_scales
 from .ftrl import FTRL
@@ -34,7 +34,7 @@ from .rmsprop import RMSPROP, RMSPROP_CENTERED
 from .sgd import SGD_KERNELS
 from .signum import SIGNSGD, SIGNUM
 
-__all__ = ['run_rule', 'new_weight', 'bound', 'gradient_of', 'precision', 'sgd_mom', 'tail',
+__all__ = ['run_rule', 'new_weight', 'clip_bound', 'gradient_of', 'precision', 'sgd_mom', 'tail',
            'MOMENTUM']
 
 
@@ -67,7 +67,7 @@ def precision(weight, master):
     return (weight if master is None else master).dtype
 
 
-def bound(clip):
+def clip_bound(clip):
     """A clip bound of the operators for the rules: the operators clip for a bound >= 0
     (-1: off), the rules for a bound > 0; a bound of 0 becomes the smallest float, which
     clips every gradient to (the float nearest) 0."""
@@ -75,6 +75,7 @@ def bound(clip):
 
 
 def gradient_of(grad, master):
+    """The gradient the rule reads: float32 for an ``mp_`` operator's master copy."""
     return grad if master is None else grad.astype(np.float32)
 
 
@@ -90,7 +91,7 @@ def _check_float32(arrays):
 # ---------------------------------------------------------------------------- the rules
 def _sgd(weight, grad, lr, wd, rescale_grad, clip_gradient, master=None):
     lr, wd, rescale, clip, one = kernel_scalars(
-        precision(weight, master), lr, wd, rescale_grad, bound(clip_gradient), 1)
+        precision(weight, master), lr, wd, rescale_grad, clip_bound(clip_gradient), 1)
     return new_weight(SGD_KERNELS['plain'], weight, {'grad': gradient_of(grad, master)},
                       dict(lr=lr, wd=wd, one=one, rescale=rescale, clip=clip), master)
 
@@ -98,7 +99,7 @@ def _sgd(weight, grad, lr, wd, rescale_grad, clip_gradient, master=None):
 def sgd_mom(weight, grad, mom, lr, momentum, wd, rescale_grad, clip_gradient, master=None):
     """``sgd_mom_update``'s rule (``master``: the ``mp_`` operator's float32 copy)."""
     lr, momentum, wd, rescale, clip = kernel_scalars(
-        precision(weight, master), lr, momentum, wd, rescale_grad, bound(clip_gradient))
+        precision(weight, master), lr, momentum, wd, rescale_grad, clip_bound(clip_gradient))
     return new_weight(SGD_KERNELS['momentum'], weight,
                       {'grad': gradient_of(grad, master), 'momentum': mom},
                       dict(lr=lr, wd=wd, momentum_coef=momentum, rescale=rescale, clip=clip),
@@ -107,7 +108,7 @@ def sgd_mom(weight, grad, mom, lr, momentum, wd, rescale_grad, clip_gradient, ma
 
 def _nag_mom(weight, grad, mom, lr, momentum, wd, rescale_grad, clip_gradient, master=None):
     lr, momentum, wd, rescale, clip = kernel_scalars(
-        precision(weight, master), lr, momentum, wd, rescale_grad, bound(clip_gradient))
+        precision(weight, master), lr, momentum, wd, rescale_grad, clip_bound(clip_gradient))
     return new_weight(NAG_MOMENTUM, weight, {'grad': gradient_of(grad, master), 'momentum': mom},
                       dict(lr=lr, wd=wd, momentum_coef=momentum,
                            momentum_plus_one=momentum + 1, rescale=rescale, clip=clip),
@@ -156,7 +157,7 @@ def adam_update(env, weight, grad, mean, var, lr, beta1, beta2, epsilon, wd, res
     """Adam without bias correction (fold it into ``lr``), as Adam's rule; ``mean`` and
     ``var`` are updated in place."""
     lr, beta1, beta2, epsilon, wd, rescale, clip = kernel_scalars(
-        weight.dtype, lr, beta1, beta2, epsilon, wd, rescale_grad, bound(clip_gradient))
+        weight.dtype, lr, beta1, beta2, epsilon, wd, rescale_grad, clip_bound(clip_gradient))
     return new_weight(ADAM, weight, {'grad': grad, 'mean': mean, 'var': var}, dict(
         lr=lr, wd=wd, rescale=rescale, clip=clip, beta1=beta1, beta2=beta2,
         one_minus_beta1=1 - beta1, one_minus_beta2=1 - beta2, epsilon=epsilon)), None
@@ -166,8 +167,8 @@ def rmsprop_update(env, weight, grad, n, lr, gamma1, epsilon, wd, rescale_grad,
                    clip_gradient, clip_weights):
     """RMSProp, as its rule; ``n`` (the mean square) is updated in place."""
     lr, gamma1, epsilon, wd, rescale, clip, clip_weights = kernel_scalars(
-        weight.dtype, lr, gamma1, epsilon, wd, rescale_grad, bound(clip_gradient),
-        bound(clip_weights))
+        weight.dtype, lr, gamma1, epsilon, wd, rescale_grad, clip_bound(clip_gradient),
+        clip_bound(clip_weights))
     return new_weight(RMSPROP, weight, {'grad': grad, 'mean_square': n}, dict(
         lr=lr, wd=wd, rescale=rescale, clip=clip, gamma1=gamma1, one_minus_gamma1=1 - gamma1,
         epsilon=epsilon, clip_weights=clip_weights)), None
@@ -177,8 +178,8 @@ def rmspropalex_update(env, weight, grad, n, g, delta, lr, gamma1, gamma2, epsil
                        rescale_grad, clip_gradient, clip_weights):
     """Centered RMSProp (Graves, 2013), as its rule; ``n``, ``g``, ``delta`` in place."""
     lr, gamma1, gamma2, epsilon, wd, rescale, clip, clip_weights = kernel_scalars(
-        weight.dtype, lr, gamma1, gamma2, epsilon, wd, rescale_grad, bound(clip_gradient),
-        bound(clip_weights))
+        weight.dtype, lr, gamma1, gamma2, epsilon, wd, rescale_grad, clip_bound(clip_gradient),
+        clip_bound(clip_weights))
     return new_weight(RMSPROP_CENTERED, weight,
                       {'grad': grad, 'mean_square': n, 'mean': g, 'delta': delta}, dict(
                           lr=lr, wd=wd, rescale=rescale, clip=clip, gamma1=gamma1,
@@ -189,7 +190,7 @@ def rmspropalex_update(env, weight, grad, n, g, delta, lr, gamma1, gamma2, epsil
 def ftrl_update(env, weight, grad, z, n, lr, lamda1, beta, wd, rescale_grad, clip_gradient):
     """FTRL-Proximal, as Ftrl's rule; ``z`` and ``n`` are updated in place."""
     lr, lamda1, beta, wd, rescale, clip = kernel_scalars(
-        weight.dtype, lr, lamda1, beta, wd, rescale_grad, bound(clip_gradient))
+        weight.dtype, lr, lamda1, beta, wd, rescale_grad, clip_bound(clip_gradient))
     return new_weight(FTRL, weight, {'grad': grad, 'z': z, 'n': n}, dict(
         lr=lr, wd=wd, rescale=rescale, clip=clip, lamda1=lamda1, beta=beta)), None
 
@@ -198,7 +199,7 @@ def ftml_update(env, weight, grad, d, v, z, lr, beta1, beta2, epsilon, t, wd, re
                 clip_grad):
     """FTML at step ``t``, as FTML's rule; ``d``, ``v``, ``z`` are updated in place."""
     lr, beta1, beta2, epsilon, wd, rescale, clip = kernel_scalars(
-        weight.dtype, lr, beta1, beta2, epsilon, wd, rescale_grad, bound(clip_grad))
+        weight.dtype, lr, beta1, beta2, epsilon, wd, rescale_grad, clip_bound(clip_grad))
     d_scale, v_scale = ftml_scales(beta1, beta2, lr, t)
     return new_weight(FTML_KERNEL, weight, {
         'grad': grad, 'prev_d': d, 'prev_v': v, 'prev_z': z}, dict(
@@ -210,7 +211,7 @@ def ftml_update(env, weight, grad, d, v, z, lr, beta1, beta2, epsilon, t, wd, re
 def signsgd_update(env, weight, grad, lr, wd, rescale_grad, clip_gradient):
     """signSGD: ``weight = (1 - lr*wd)*weight - lr*sign(clip(rescale_grad*grad))``."""
     lr, wd, rescale, clip, one = kernel_scalars(weight.dtype, lr, wd, rescale_grad,
-                                                bound(clip_gradient), 1)
+                                                clip_bound(clip_gradient), 1)
     return new_weight(SIGNSGD, weight, {'grad': grad}, dict(
         lr=lr, wd_total=wd, one=one, rescale=rescale, clip=clip)), None
 
@@ -219,7 +220,7 @@ def signum_update(env, weight, grad, mom, lr, momentum, wd, rescale_grad, clip_g
                   wd_lh):
     """Signum, as its rule; ``mom`` is updated in place."""
     lr, momentum, wd, rescale, clip, wd_lh, one = kernel_scalars(
-        weight.dtype, lr, momentum, wd, rescale_grad, bound(clip_gradient), wd_lh, 1)
+        weight.dtype, lr, momentum, wd, rescale_grad, clip_bound(clip_gradient), wd_lh, 1)
     return new_weight(SIGNUM, weight, {'grad': grad, 'momentum': mom}, dict(
         lr=lr, wd=wd, one=one, momentum_coef=momentum, one_minus_coef=1 - momentum,
         rescale=rescale, clip=clip, wd_lh=wd_lh)), None
@@ -229,7 +230,7 @@ def _lamb_phase1(weight, grad, mean, var, beta1, beta2, epsilon, t, bias_correct
                  rescale_grad, clip_gradient, master=None):
     beta1, beta2, epsilon, wd, rescale, clip = kernel_scalars(precision(weight, master), beta1,
                                                               beta2, epsilon, wd, rescale_grad,
-                                                              bound(clip_gradient))
+                                                              clip_bound(clip_gradient))
     mean_scale, var_scale = lamb_moment_scales(beta1, beta2, t, bias_correction)
     direction = np.empty_like(mean)
     if master is not None:
@@ -317,10 +318,11 @@ def _lr():
 
 
 def tail(clip='clip_gradient'):
+    """The parameters most update operators end with: wd, rescale_grad and the clip."""
     return [Float('wd', 0, single=True, doc='Weight decay (L2 penalty).'),
             Float('rescale_grad', 1, single=True, doc='Multiplies the gradient first.'),
             Float(clip, -1, single=True, doc='Clip the rescaled gradient to [-c, c]; '
-                                               'c <= 0: no clipping.')]
+                                               'c < 0: no clipping.')]
 
 
 _LAZY = Bool('lazy_update', True, doc='With a row_sparse gradient, update only its rows.')
@@ -352,7 +354,7 @@ _declare(adam_update, ('weight', 'grad', 'mean', 'var'), [
     Float('epsilon', 1e-8, single=True)] + tail() + [_LAZY], lazy=True,
     mutate=('mean', 'var'))
 _CLIP_WEIGHTS = Float('clip_weights', -1, single=True,
-                      doc='Clip the new weight to [-c, c]; c <= 0: no clipping.')
+                      doc='Clip the new weight to [-c, c]; c < 0: no clipping.')
 _declare(rmsprop_update, ('weight', 'grad', 'n'), [
     _lr(), Float('gamma1', 0.95, single=True), Float('epsilon', 1e-8, single=True)]
     + tail() + [_CLIP_WEIGHTS], mutate=('n',))

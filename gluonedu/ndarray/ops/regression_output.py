@@ -8,7 +8,7 @@ logistic, ``out`` the sigmoid for the latter) or ``sign(out âˆ’ label)`` (MAE, â
 equal); ``make_loss`` passes ones back.
 """
 from ...base import MXNetError
-from ..registry import Float, Op, add
+from ..registry import FLOATS, Float, Op, add
 
 
 def _label_like(op, data, label):
@@ -29,8 +29,8 @@ def _regression_output(name, forward_fn, residual_fn, doc):
             return grad.astype(data.dtype), env.xp.zeros_like(label)
         return out, backward
     forward.__doc__ = doc
-    add(Op(name, forward, ('data', 'label'), quiet=True, same_dtype=False, params=[
-        Float('grad_scale', 1, single=True, doc='Scales the gradient.')]))
+    add(Op(name, forward, ('data', 'label'), quiet=True, same_dtype=False, dtypes=FLOATS,
+           params=[Float('grad_scale', 1, single=True, doc='Scales the gradient.')]))
 
 
 _regression_output(
