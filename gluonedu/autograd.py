@@ -226,6 +226,10 @@ class Function:
         if not _STATE.recording:
             return outputs
         outs = (outputs,) if isinstance(outputs, NDArray) else tuple(outputs)
+        if any(out is x for out in outs for x in inputs):
+            raise MXNetError('%s.forward returned one of its inputs: inside record() the '
+                             'outputs must be new arrays (return x.copy())'
+                             % type(self).__name__)
         for i, out in enumerate(outs):
             _graph.record(out, inputs, lambda grad, i=i: self._input_grads(
                 outs, i, grad, len(inputs)), 'Function', i)

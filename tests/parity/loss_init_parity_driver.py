@@ -189,11 +189,18 @@ def _function_classes(mx):
             a, b = self.saved_tensors
             return d_product * b + d_sum, d_product * a + d_sum
 
-    return Sigmoid, ProductAndSum
+    class Identity(mx.autograd.Function):
+        def forward(self, x):
+            return x
+
+        def backward(self, dy):
+            return dy
+
+    return Sigmoid, ProductAndSum, Identity
 
 
 def _function(mx):
-    sigmoid, product_and_sum = _function_classes(mx)
+    sigmoid, product_and_sum, identity = _function_classes(mx)
     x, a, b = _arrays(11, (3, 4), (5,), (5,))
     out = {'sigmoid_' + k: v for k, v in _value_and_grads(
         mx, lambda t: sigmoid()(t * 2) * 3, x).items()}
@@ -204,6 +211,7 @@ def _function(mx):
     once = sigmoid()
     once(mx.nd.array(x))
     out['called_twice'] = _raised(lambda: once(mx.nd.array(x)))
+    out['returns_its_input'] = _raised(lambda: _value_and_grads(mx, lambda t: identity()(t), x))
     return out
 
 
