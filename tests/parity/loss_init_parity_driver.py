@@ -112,6 +112,13 @@ def _ctc_op_lengths(mx):
         np.array([6, 5, 3], np.float32), np.array([3, 1, 2], np.float32), differentiate=(0,))
 
 
+def _ctc_unreadable(mx):
+    """A label no alignment fits in the time steps (a repeat needs a blank between)."""
+    data, = _arrays(12, (2, 2, 4))
+    return _value_and_grads(mx, lambda d, l: mx.nd.CTCLoss(d, l), data,
+                            np.array([[1, 1], [2, 3]], np.float32), differentiate=(0,))
+
+
 def _loss_errors(mx):
     loss = mx.gluon.loss
     return {'ctc_layout': _raised(lambda: loss.CTCLoss(layout='NCT')),
@@ -119,7 +126,9 @@ def _loss_errors(mx):
             'sdml_shapes': _raised(lambda: loss.SDMLLoss()(mx.nd.ones((3, 2)),
                                                            mx.nd.ones((2, 2)))),
             'ctc_data_ndim': _raised(lambda: mx.nd.CTCLoss(mx.nd.ones((3, 4)),
-                                                           mx.nd.ones((4, 2))).asnumpy())}
+                                                           mx.nd.ones((4, 2))).asnumpy()),
+            'ctc_label_too_long': _raised(lambda: mx.nd.CTCLoss(
+                mx.nd.ones((2, 1, 4)), mx.nd.ones((1, 3))).asnumpy())}
 
 
 # ---------------------------------------------------------------------------- initializers
@@ -231,6 +240,7 @@ CASES = {
     'nd.ctc_loss/first': _ctc_op,
     'nd.ctc_loss/last': lambda mx: _ctc_op(mx, 'last'),
     'nd.CTCLoss/lengths': _ctc_op_lengths,
+    'nd.CTCLoss/unreadable-label': _ctc_unreadable,
     'loss errors': _loss_errors,
     'Bilinear': _bilinear,
     'LSTMBias': _lstm_bias,

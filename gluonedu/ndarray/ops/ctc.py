@@ -15,7 +15,9 @@ underflow:
     beta[t, s]  = logsumexp(beta[t+1, s] + y[t+1, l'_s], ... s+1, ... s+2)
 
 (the ``s-2``/``s+2`` step only between two different labels; ``y`` the log-softmax), and
-``log p = logsumexp(alpha[T-1, S-1], alpha[T-1, S-2])``. The gradient of the loss with
+``log p = logsumexp(alpha[T-1, S-1], alpha[T-1, S-2])``. A label no alignment of ``T``
+steps can read (``aa`` in two steps needs a blank between) gets loss 0 and no gradient,
+as MXNet's. The gradient of the loss with
 respect to the activations is ``softmax(data)[t, k] - sum_{s: l'_s = k}
 exp(alpha[t, s] + beta[t, s] - log p)``.
 """
@@ -78,6 +80,8 @@ def _sample(xp, logp, label, blank):
     ext = _extended(label, blank)
     alpha, beta = _alpha_beta(xp, logp, ext, _skips(ext, blank))
     log_p = _logsumexp(xp, *alpha[-1, -2:]) if len(ext) > 1 else alpha[-1, 0]
+    if not bool(xp.isfinite(log_p)):   # no alignment fits (repeats need blanks between):
+        return 0, xp.zeros_like(logp)  # MXNet gives such a sample loss 0 and no gradient
     occupancy = xp.exp(alpha + beta - log_p)         # (T, S): posterior of each position
     grad = xp.exp(logp)
     for k in np.unique(ext):
@@ -107,6 +111,10 @@ def ctc_loss(env, data, label, *lengths, use_data_lengths, use_label_lengths, bl
         raise MXNetError('CTCLoss: data must be (sequence length, batch, alphabet) and label '
                          '(batch, label length); got %s and %s' % (data.shape, label.shape))
     steps, batch, channels = data.shape
+    if label.shape[1] > steps:
+        raise MXNetError('CTCLoss: labels of up to %d symbols cannot be read from %d time steps '
+                         '(the label\'s second axis cannot exceed the data\'s first)'
+                         % (label.shape[1], steps))
     blank = 0 if blank_label == 'first' else channels - 1
     labels = [[int(v) for v in row] for row in label.tolist()]
     padding = _PADDING[blank_label]
