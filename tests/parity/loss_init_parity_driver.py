@@ -113,10 +113,12 @@ def _ctc_op_lengths(mx):
 
 
 def _ctc_unreadable(mx):
-    """A label no alignment fits in the time steps (a repeat needs a blank between)."""
+    """A label no alignment fits in the time steps (a repeat needs a blank between): loss
+    0. (MXNet 1.9.1 leaves that sample's gradient unwritten, whatever memory held: gluonedu
+    gives zeros, and the gradients are not compared.)"""
     data, = _arrays(12, (2, 2, 4))
     return _value_and_grads(mx, lambda d, l: mx.nd.CTCLoss(d, l), data,
-                            np.array([[1, 1], [2, 3]], np.float32), differentiate=(0,))
+                            np.array([[1, 1], [2, 3]], np.float32), differentiate=())
 
 
 def _loss_errors(mx):

@@ -16,8 +16,8 @@ underflow:
 
 (the ``s-2``/``s+2`` step only between two different labels; ``y`` the log-softmax), and
 ``log p = logsumexp(alpha[T-1, S-1], alpha[T-1, S-2])``. A label no alignment of ``T``
-steps can read (``aa`` in two steps needs a blank between) gets loss 0 and no gradient,
-as MXNet's. The gradient of the loss with
+steps can read (``aa`` in two steps needs a blank between) gets loss 0, as MXNet's, and a
+zero gradient (MXNet leaves it unwritten). The gradient of the loss with
 respect to the activations is ``softmax(data)[t, k] - sum_{s: l'_s = k}
 exp(alpha[t, s] + beta[t, s] - log p)``.
 """
@@ -81,7 +81,7 @@ def _sample(xp, logp, label, blank):
     alpha, beta = _alpha_beta(xp, logp, ext, _skips(ext, blank))
     log_p = _logsumexp(xp, *alpha[-1, -2:]) if len(ext) > 1 else alpha[-1, 0]
     if not bool(xp.isfinite(log_p)):   # no alignment fits (repeats need blanks between):
-        return 0, xp.zeros_like(logp)  # MXNet gives such a sample loss 0 and no gradient
+        return 0, xp.zeros_like(logp)  # loss 0 as MXNet's, and no gradient
     occupancy = xp.exp(alpha + beta - log_p)         # (T, S): posterior of each position
     grad = xp.exp(logp)
     for k in np.unique(ext):
