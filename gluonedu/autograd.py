@@ -11,7 +11,8 @@ from .ndarray import NDArray, _graph
 from .ndarray.ndarray import _mark_variable, _check_same_device
 
 __all__ = ['record', 'pause', 'train_mode', 'predict_mode', 'is_recording', 'is_training',
-           'set_recording', 'set_training', 'backward', 'grad', 'mark_variables', 'get_symbol']
+           'set_recording', 'set_training', 'backward', 'grad', 'mark_variables', 'get_symbol',
+           'Function']
 
 _STATE = _graph.STATE
 
@@ -178,3 +179,82 @@ def get_symbol(x):
     """
     from .symbol.recorded import symbol_of  # symbols sit above autograd
     return symbol_of(x)
+
+
+class Function:
+    """A differentiable function with a hand-written gradient.
+
+    Subclass it with ``forward(self, *inputs)`` (NDArrays in, an NDArray or a tuple of
+    them out) and ``backward(self, *output_grads)`` (one gradient per output in, one per
+    input out); ``save_for_backward(*arrays)`` keeps what the backward needs in
+    ``self.saved_tensors``. Call an instance like a function, once::
+
+        class Cube(mx.autograd.Function):
+            def forward(self, x):
+                self.save_for_backward(x)
+                return x ** 3
+
+            def backward(self, dy):
+                x, = self.saved_tensors
+                return dy * 3 * x ** 2
+
+        with mx.autograd.record():
+            z = Cube()(x)
+        z.backward()          # x.grad is 3 * x ** 2
+
+    Neither ``forward`` nor ``backward`` is recorded: inside ``record()`` the call becomes
+    one node of the tape whose gradient is ``backward``'s. With several outputs the tape
+    asks each output's gradient separately (the others given as zeros), so ``backward``
+    must be linear in the output gradients, as every gradient is.
+    """
+
+    def __init__(self):
+        self._used = False
+        self.saved_tensors = ()
+
+    def save_for_backward(self, *args):
+        """Keep ``args`` for :meth:`backward` (as ``self.saved_tensors``)."""
+        self.saved_tensors = args
+
+    def __call__(self, *inputs):
+        if self._used:
+            raise AssertionError('each Function instance can be called only once; create '
+                                 'another instance for another call')
+        self._used = True
+        with _Scope(False, None):
+            outputs = self.forward(*inputs)
+        if not _STATE.recording:
+            return outputs
+        outs = (outputs,) if isinstance(outputs, NDArray) else tuple(outputs)
+        if any(out is x for out in outs for x in inputs):
+            raise MXNetError('%s.forward returned one of its inputs: inside record() the '
+                             'outputs must be new arrays (return x.copy())'
+                             % type(self).__name__)
+        for i, out in enumerate(outs):
+            _graph.record(out, inputs, lambda grad, i=i: self._input_grads(
+                outs, i, grad, len(inputs)), 'Function', i)
+        return outputs
+
+    def _input_grads(self, outs, index, grad, n_inputs):
+        """The ``n_inputs`` gradients (raw arrays) for the gradient ``grad`` of output
+        ``index``."""
+        ograds = [NDArray(grad, out.ctx) if k == index else
+                  NDArray(out._xp.zeros(out.shape, dtype=out._data.dtype), out.ctx)
+                  for k, out in enumerate(outs)]
+        with _Scope(False, None):
+            igrads = self.backward(*ograds)
+        igrads = (igrads,) if isinstance(igrads, NDArray) else tuple(igrads)
+        if len(igrads) != n_inputs:
+            raise AssertionError('%s.backward returned %d gradients for %d inputs: return one '
+                                 'per input of forward' % (type(self).__name__, len(igrads),
+                                                           n_inputs))
+        return tuple(g._data for g in igrads)
+
+    def forward(self, *inputs):
+        """The function's values; subclasses implement it."""
+        raise NotImplementedError('%s must implement forward(*inputs)' % type(self).__name__)
+
+    def backward(self, *output_grads):
+        """The inputs' gradients from the outputs'; subclasses implement it."""
+        raise NotImplementedError('%s must implement backward(*output_grads)'
+                                  % type(self).__name__)

@@ -11,15 +11,17 @@ Initializers are registered by lower-cased class name, so ``create('xavier')``,
 ``create('zeros')`` and ``Parameter(..., init='normal')`` work.
 """
 import json
+import logging
 
 import numpy as np
 
-from .ndarray import NDArray
+from .ndarray import NDArray, load
 from .ndarray import random as _random
 
 __all__ = ['InitDesc', 'Initializer', 'register', 'alias', 'create', 'Uniform', 'Normal',
            'Xavier', 'MSRAPrelu', 'Zero', 'One', 'Constant', 'Orthogonal', 'Mixed',
-           'UnknownInitializerError']
+           'Bilinear', 'LSTMBias', 'Load', 'load', 'UnknownInitializerError',
+           'NotAnInitializerError']
 
 _REGISTRY = {}
 
@@ -29,6 +31,10 @@ class UnknownInitializerError(ValueError, AssertionError):
 
     A ValueError, and an AssertionError too because MXNet's registry asserts here.
     """
+
+
+class NotAnInitializerError(TypeError, AssertionError):
+    """An ``init`` that is neither an Initializer nor a name (MXNet's registry asserts)."""
 
 
 class InitDesc(str):
@@ -68,7 +74,8 @@ def create(init, **kwargs):
     if init is None:
         return None
     if not isinstance(init, str):
-        raise TypeError("init must be an Initializer or its name, got %r" % (init,))
+        raise NotAnInitializerError("init must be an Initializer or its name, got %r (a Load "
+                                    "is called on arrays itself)" % (init,))
     if init.startswith('['):
         name, params = json.loads(init)
         return create(name, **params)
@@ -311,3 +318,83 @@ class Mixed(Initializer):
                 return
         raise ValueError("no pattern of Mixed matches parameter %r; add a catch-all pattern "
                          "'.*'" % (str(desc),))
+
+
+@register
+class Bilinear(Initializer):
+    """Bilinear interpolation weights, for a Deconvolution that upsamples.
+
+    For a kernel ``(..., height, width)`` with ``f = ceil(width / 2)`` and ``c = (2f − 1 −
+    f mod 2) / (2f)``, the entry at row ``y``, column ``x`` is ``(1 − |x/f − c|) · (1 −
+    |y/f − c|)`` (Long et al., 2015, "Fully convolutional networks").
+    """
+
+    def __init__(self):
+        super().__init__()
+
+    def _init_weight(self, _, arr):
+        height, width = arr.shape[2], arr.shape[3]
+        f = np.ceil(width / 2.)
+        c = (2 * f - 1 - f % 2) / (2. * f)
+        rows = 1 - np.abs(np.arange(height) / f - c)
+        cols = 1 - np.abs(np.arange(width) / f - c)
+        kernel = np.outer(rows, cols).astype(np.float32)
+        arr[:] = np.broadcast_to(kernel, arr.shape)
+
+
+@register
+class LSTMBias(Initializer):
+    """Zeros, except the forget gate's biases (the second of an LSTM's four gates), which
+    get ``forget_bias`` (Jozefowicz et al., 2015, recommend 1)."""
+
+    def __init__(self, forget_bias=1.0):
+        super().__init__(forget_bias=forget_bias)
+        self.forget_bias = forget_bias
+
+    def _init_weight(self, _, arr):
+        arr[:] = 0.0
+        hidden = int(arr.shape[0] / 4)
+        arr[hidden:2 * hidden] = self.forget_bias
+
+
+class Load:
+    """Initialize from saved arrays: a dict ``{name: NDArray}`` or the name of a file
+    :func:`load` reads into one (``arg:``/``aux:`` prefixes, as MXNet writes them, are
+    dropped); a name not among them is left to ``default_init``.
+
+    Parameters
+    ----------
+    param : str or dict of str to NDArray
+    default_init : Initializer, optional
+        For the names not loaded (an AssertionError without it).
+    verbose : bool, default False
+        Log each name's source.
+    """
+
+    def __init__(self, param, default_init=None, verbose=False):
+        if isinstance(param, str):
+            param = load(param)
+        if not isinstance(param, dict):
+            raise AssertionError('Load needs a dict of arrays by name (or a file saved from '
+                                 'one), got %s' % type(param).__name__)
+        self.param = {(name[4:] if name.startswith(('arg:', 'aux:')) else name): array
+                      for name, array in param.items()}
+        self.default_init = default_init
+        self.verbose = verbose
+
+    def __call__(self, name, arr):
+        if name in self.param:
+            if arr.shape != self.param[name].shape:
+                raise AssertionError('parameter %s cannot be loaded: its shape is %s, the '
+                                     'loaded array\'s %s' % (name, arr.shape,
+                                                             self.param[name].shape))
+            arr[:] = self.param[name]
+            source = 'loading'
+        else:
+            if self.default_init is None:
+                raise AssertionError('cannot initialize %s: it is not among the loaded '
+                                     'arrays and no default_init was given' % (name,))
+            self.default_init(name, arr)
+            source = 'default'
+        if self.verbose:
+            logging.info('Initialized %s by %s', name, source)

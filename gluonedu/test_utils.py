@@ -22,15 +22,20 @@ would put them, and otherwise say which files to put where.
 import contextlib
 import functools
 import gzip
+import io
 import numbers
 import os
 import struct
+import sys
 
 import numpy as np
 
 from .context import Context, current_context, num_gpus
-from .ndarray import NDArray, array as _nd_array
+from .ndarray import NDArray, array
+from .ndarray import random as _nd_random
 from .ndarray import sparse as _sparse
+from .test_utils_numeric import *  # noqa: F401,F403 (matrices and chi-square checks)
+from .test_utils_numeric import __all__ as _numeric_all
 
 __all__ = ['default_context', 'set_default_context', 'default_dtype', 'default_rtols',
            'default_atols', 'default_numeric_eps', 'effective_dtype', 'get_tolerance',
@@ -41,7 +46,10 @@ __all__ = ['default_context', 'set_default_context', 'default_dtype', 'default_r
            'random_arrays', 'random_uniform_arrays', 'random_sample', 'rand_ndarray',
            'rand_shape_2d', 'rand_shape_3d', 'rand_shape_nd', 'rand_coord_2d', 'np_reduce',
            'collapse_sum_like', 'mean_check', 'var_check', 'list_gpus', 'download',
-           'get_mnist', 'get_mnist_ubyte', 'get_mnist_pkl', 'get_cifar10']
+           'get_mnist', 'get_mnist_ubyte', 'get_mnist_pkl', 'get_cifar10', 'checkShapes',
+           'getenv', 'setenv', 'discard_stderr', 'rand_sparse_ndarray', 'create_sparse_array',
+           'create_sparse_array_zd', 'shuffle_csr_column_indices', 'assign_each',
+           'assign_each2', 'compare_optimizer', 'locationError', 'array'] + _numeric_all
 
 
 def default_context():
@@ -146,7 +154,8 @@ def same_array(array1, array2):
     return shared and same(array1, array2)
 
 
-def _check_shapes(a, b):
+def checkShapes(a, b):  # noqa: N802  (MXNet's name)
+    """AssertionError unless the arrays ``a`` and ``b`` have one shape."""
     if a.shape != b.shape:
         raise AssertionError("a.shape = %s and b.shape = %s are not equal: pass "
                              "use_broadcast=True to compare by broadcasting"
@@ -161,7 +170,7 @@ def almost_equal(a, b, rtol=None, atol=None, equal_nan=False, use_broadcast=True
     """
     a, b = _to_numpy(a), _to_numpy(b)
     if not use_broadcast:
-        _check_shapes(a, b)
+        checkShapes(a, b)
     return bool(np.allclose(a, b, rtol=get_rtol(rtol), atol=get_atol(atol), equal_nan=equal_nan))
 
 
@@ -185,7 +194,7 @@ def assert_almost_equal(a, b, rtol=None, atol=None, names=('a', 'b'), equal_nan=
     rtol, atol = get_tols(a, b, rtol, atol)
     a_np, b_np = _to_numpy(a), _to_numpy(b)
     if not use_broadcast:
-        _check_shapes(a_np, b_np)
+        checkShapes(a_np, b_np)
     if a_np.dtype == np.bool_ and b_np.dtype == np.bool_:
         np.testing.assert_equal(a_np, b_np)
         return
@@ -206,10 +215,9 @@ def assert_almost_equal(a, b, rtol=None, atol=None, names=('a', 'b'), equal_nan=
     others = ''.join("\n  %s: %s=%.8f, %s=%.8f" % (i, names[0], a64[i], names[1], b64[i])
                      for i in worst[1:])
     raise AssertionError(
-        "Error %f exceeds tolerance rtol=%e, atol=%e (mismatch %.2f%%).\n"
-        "Location of maximum error: %s, %s=%.8f, %s=%.8f%s\n %s: %s\n %s: %s"
-        % (violation[index], rtol, atol, 100.0 * mismatch.mean(), index, names[0],
-           a64[index], names[1], b64[index],
+        "Error %f exceeds tolerance rtol=%e, atol=%e (mismatch %.2f%%).\n%s%s\n %s: %s\n %s: %s"
+        % (violation[index], rtol, atol, 100.0 * mismatch.mean(),
+           locationError(a64, b64, index, names, maxError=True),
            ('\nNext mismatches:' + others) if others else '', names[0], a_np, names[1], b_np))
 
 
@@ -254,6 +262,61 @@ def compare_ndarray_tuple(t1, t2, rtol=None, atol=None):
             compare_ndarray_tuple(s1, s2, rtol, atol)
     else:
         assert_almost_equal(t1, t2, rtol=rtol, atol=atol)
+
+
+def compare_optimizer(opt1, opt2, shape, dtype, w_stype='default', g_stype='default',
+                      rtol=1e-4, atol=1e-5, compare_states=True, ntensors=1):
+    """Update the same random weights with ``opt1`` and ``opt2`` and assert that their
+    weights (and states, with ``compare_states``) agree.
+
+    ``shape`` is one shape (one tensor, of storage ``w_stype``/``g_stype``), or a list of
+    shapes: then ``opt2`` updates the ``ntensors`` weights in one multi-tensor call and
+    ``opt1`` one by one.
+    """
+    ctx = default_context()
+    if not isinstance(shape, list):
+        if ntensors != 1:
+            raise AssertionError('compare_optimizer: one shape means one tensor')
+        w2, w1 = _compared_pair(shape, w_stype, dtype, ctx, density=1)
+        g2, g1 = _compared_pair(shape, g_stype, dtype, ctx)
+        state1 = opt1.create_state_multi_precision(0, w1)
+        state2 = opt2.create_state_multi_precision(0, w2)
+        if compare_states:
+            compare_ndarray_tuple(state1, state2)
+        opt1.update_multi_precision(0, w1, g1, state1)
+        opt2.update_multi_precision(0, w2, g2, state2)
+        if compare_states:
+            compare_ndarray_tuple(state1, state2, rtol=rtol, atol=atol)
+        assert_almost_equal(w1, w2, rtol=rtol, atol=atol)
+        return
+    w1 = tuple(_nd_random.uniform(shape=s, ctx=ctx, dtype=dtype) for s in shape)
+    g1 = tuple(_nd_random.uniform(shape=s, ctx=ctx, dtype=dtype) for s in shape)
+    w2, g2 = tuple(w.copy() for w in w1), tuple(g.copy() for g in g1)
+    state2 = [opt2.create_state_multi_precision(0, w2[i]) for i in range(ntensors)]
+    opt2.update_multi_precision(list(range(ntensors)), w2, g2, state2)
+    for i in range(ntensors):
+        state1 = opt1.create_state_multi_precision(i, w1[i])
+        opt1.update_multi_precision(i, w1[i], g1[i], state1)
+        if compare_states:
+            compare_ndarray_tuple(state1, state2[i], rtol, atol)
+        compare_ndarray_tuple(w1[i], w2[i], rtol, atol)
+
+
+def _compared_pair(shape, stype, dtype, ctx, density=None):
+    """(an array of storage ``stype``, its dense copy) of random values."""
+    if stype == 'default':
+        values = _nd_random.uniform(shape=shape, ctx=ctx, dtype=dtype)
+        return values, values.copyto(ctx)
+    if stype in ('row_sparse', 'csr'):
+        values = rand_ndarray(shape, stype, density=density, dtype=dtype)
+        return values, values.copyto(ctx).tostype('default')
+    raise ValueError('compare_optimizer: storage type %r is not supported' % (stype,))
+
+
+def locationError(a, b, index, names, maxError=False):  # noqa: N802  (MXNet's name)
+    """The text that names a mismatched element: its index and both values."""
+    return 'Location of %serror: %s, %s=%.8f, %s=%.8f' % (
+        'maximum ' if maxError else '', index, names[0], a[index], names[1], b[index])
 
 
 def assert_exception(f, exception_type, *args, **kwargs):
@@ -302,15 +365,44 @@ def environment(*args):
 
     def apply(values):
         for name, value in values.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
+            setenv(name, value)
     apply(changes)
     try:
         yield
     finally:
         apply(saved)
+
+
+def getenv(name):
+    """The value of the environment variable ``name``, or None if it is unset."""
+    return os.environ.get(name)
+
+
+def setenv(name, value):
+    """Set the environment variable ``name`` to the text ``value`` (None unsets it)."""
+    if value is None:
+        os.environ.pop(name, None)
+    else:
+        os.environ[name] = value
+
+
+@contextlib.contextmanager
+def discard_stderr():
+    """Silence the process's standard error (file descriptor 2, so that C libraries are
+    silenced too) inside a ``with`` block."""
+    try:
+        stderr_fd = sys.stderr.fileno()
+    except (AttributeError, ValueError, io.UnsupportedOperation):
+        yield   # no file descriptor behind sys.stderr (a notebook): nothing to redirect
+        return
+    with open(os.devnull, 'w') as devnull:
+        saved = os.dup(stderr_fd)
+        try:
+            os.dup2(devnull.fileno(), stderr_fd)
+            yield
+        finally:
+            os.dup2(saved, stderr_fd)
+            os.close(saved)
 
 
 def random_arrays(*shapes):
@@ -337,57 +429,135 @@ def random_sample(population, k):
 
 def rand_ndarray(shape, stype='default', density=None, dtype=None, modifier_func=None,
                  shuffle_csr_indices=False, distribution=None, ctx=None):
-    """A random NDArray of ``shape``.
+    """A random NDArray of ``shape``: standard-normal values for ``stype='default'``,
+    else :func:`rand_sparse_ndarray`'s array."""
+    ctx = ctx if ctx is not None else default_context()
+    if stype == 'default':
+        dtype = default_dtype() if dtype is None else dtype
+        return array(random_arrays(tuple(shape)), ctx=ctx, dtype=dtype)
+    return rand_sparse_ndarray(shape, stype, density=density, dtype=dtype,
+                               distribution=distribution, modifier_func=modifier_func,
+                               shuffle_csr_indices=shuffle_csr_indices, ctx=ctx)[0]
 
-    ``stype='default'``: standard-normal values. ``stype='row_sparse'``: each row is
-    stored with probability ``density`` (random in [0, 1) if None) and holds U[0, 1)
-    values, each passed through ``modifier_func`` if given. ``stype='csr'`` (2-D):
-    ``distribution='uniform'`` (the default) puts ``round(density * rows * cols)`` values
-    U[0, 1) at distinct random positions, without making a dense array (huge shapes are
-    fine); ``'powerlaw'`` fills row i with about 2^i values 1 + U(0.001, 2), as MXNet.
-    ``shuffle_csr_indices=True`` (unsorted column indices) is refused: gluonedu's csr
-    arrays keep each row's columns sorted, as ``check_format`` requires.
+
+def rand_sparse_ndarray(shape, stype, density=None, dtype=None, distribution=None,
+                        data_init=None, rsp_indices=None, modifier_func=None,
+                        shuffle_csr_indices=False, ctx=None):
+    """A random sparse NDArray and its parts: ``(array, (values, indices))`` for
+    row_sparse, ``(array, (indptr, indices, data))`` for csr.
+
+    ``stype='row_sparse'``: each row is stored with probability ``density`` (random in
+    [0, 1) if None; or the rows ``rsp_indices``) and holds U[0, 1) values (all
+    ``data_init`` if given), each passed through ``modifier_func`` if given.
+    ``stype='csr'`` (2-D): ``distribution='uniform'`` (the default) puts ``round(density *
+    rows * cols)`` values U[0, 1) (or ``data_init``) at distinct random positions, without
+    making a dense array (huge shapes are fine); ``'powerlaw'`` fills row i with about 2^i
+    values 1 + U(0.001, 2), as MXNet. ``shuffle_csr_indices=True`` (unsorted column
+    indices) is refused: gluonedu's csr arrays keep each row's columns sorted, as
+    ``check_format`` requires.
     """
     ctx = ctx if ctx is not None else default_context()
     dtype = default_dtype() if dtype is None else dtype
-    if stype == 'default':
-        return _nd_array(random_arrays(tuple(shape)), ctx=ctx, dtype=dtype)
+    density = np.random.rand() if density is None else density
     if stype == 'row_sparse':
         if distribution not in (None, 'uniform'):
             raise AssertionError("row_sparse arrays are drawn uniformly; distribution=%r is "
                                  "for CSR arrays" % (distribution,))
-        density = np.random.rand() if density is None else density
-        indices = np.flatnonzero(np.random.rand(shape[0]) < density)
+        if rsp_indices is not None:
+            indices = np.asarray(rsp_indices)
+            if len(indices) > shape[0]:
+                raise AssertionError('rsp_indices has more rows (%d) than the shape (%d)'
+                                     % (len(indices), shape[0]))
+        else:
+            indices = np.flatnonzero(np.random.rand(shape[0]) < density)
         if indices.size == 0:
-            return _sparse.zeros('row_sparse', shape, ctx=ctx, dtype=dtype)
+            return (_sparse.zeros('row_sparse', shape, ctx=ctx, dtype=dtype),
+                    (np.array([], dtype=dtype), np.array([])))
         values = np.random.rand(indices.size, *shape[1:]).astype(dtype)
+        if data_init is not None:
+            values.fill(data_init)
         if modifier_func is not None:
-            values = np.vectorize(modifier_func, otypes=[np.float64])(values).astype(dtype)
-        return _sparse.row_sparse_array((values, indices), shape=shape, ctx=ctx, dtype=dtype)
+            values = assign_each(values, modifier_func)
+        array = _sparse.row_sparse_array((values, indices), shape=shape, ctx=ctx, dtype=dtype)
+        return array, (values, indices)
     if stype == 'csr':
         if shuffle_csr_indices:
             raise ValueError("rand_ndarray: gluonedu's csr arrays keep each row's column "
                              "indices sorted (check_format requires it); drop "
                              "shuffle_csr_indices=True")
-        density = np.random.rand() if density is None else density
         if distribution == 'powerlaw':
             csr = _powerlaw_csr(tuple(shape), density, dtype, ctx)
         elif distribution in (None, 'uniform'):
-            csr = _random_csr(tuple(shape), density, dtype, ctx)
+            csr = _random_csr(tuple(shape), density, dtype, ctx, data_init)
         else:
             raise ValueError("rand_ndarray: distribution must be 'uniform' or 'powerlaw', "
                              "got %r" % (distribution,))
         if modifier_func is not None:
-            values = np.vectorize(modifier_func, otypes=[np.float64])(csr.data.asnumpy())
+            values = assign_each(csr.data.asnumpy(), modifier_func)
             csr = _sparse.csr_matrix((values.astype(dtype), csr.indices, csr.indptr),
                                      shape=csr.shape, ctx=ctx, dtype=dtype)
-        return csr
+        return csr, (csr.indptr, csr.indices, csr.data)
     raise ValueError("rand_ndarray: unknown storage type %r: use 'default', 'row_sparse' or "
                      "'csr'" % (stype,))
 
 
-def _random_csr(shape, density, dtype, ctx):
-    """A csr array with ``round(density * size)`` values U[0, 1) at distinct positions."""
+def create_sparse_array(shape, stype, data_init=None, rsp_indices=None, dtype=None,
+                        modifier_func=None, density=.5, shuffle_csr_indices=False):
+    """A random sparse array (:func:`rand_sparse_ndarray`), row_sparse ``rsp_indices``
+    sorted first."""
+    if stype not in ('row_sparse', 'csr'):
+        raise AssertionError('Unknown storage type: %s' % (stype,))
+    if rsp_indices is not None and stype == 'row_sparse':
+        rsp_indices = np.sort(np.asarray(rsp_indices))
+    return rand_sparse_ndarray(shape, stype, density=density, dtype=dtype, data_init=data_init,
+                               rsp_indices=rsp_indices if stype == 'row_sparse' else None,
+                               modifier_func=modifier_func,
+                               shuffle_csr_indices=shuffle_csr_indices)[0]
+
+
+def create_sparse_array_zd(shape, stype, density, data_init=None, rsp_indices=None,
+                           dtype=None, modifier_func=None, shuffle_csr_indices=False):
+    """:func:`create_sparse_array` where a row_sparse array's rows are ``rsp_indices``
+    only (density 0 otherwise)."""
+    if stype == 'row_sparse':
+        density = 0.0
+    return create_sparse_array(shape, stype, data_init=data_init, rsp_indices=rsp_indices,
+                               dtype=dtype, modifier_func=modifier_func, density=density,
+                               shuffle_csr_indices=shuffle_csr_indices)
+
+
+def shuffle_csr_column_indices(csr):
+    """MXNet shuffles each row's column indices in place, to test unsorted CSR input;
+    gluonedu's csr arrays keep them sorted (``check_format`` requires it), so this refuses
+    with ValueError."""
+    raise ValueError("shuffle_csr_column_indices: gluonedu's csr arrays keep each row's "
+                     "column indices sorted; test with sorted indices")
+
+
+def assign_each(the_input, function):
+    """A float64 array of ``function(x)`` for each element ``x`` of ``the_input`` (a copy
+    of it if ``function`` is None)."""
+    if function is None:
+        return np.array(the_input)
+    return np.vectorize(function, otypes=[np.float64])(the_input) if np.size(the_input) \
+        else np.zeros(np.shape(the_input))
+
+
+def assign_each2(input1, input2, function):
+    """A float64 array of ``function(x, y)`` for the elements of two arrays of one shape
+    (a copy of ``input1`` if ``function`` is None)."""
+    if function is None:
+        return np.array(input1)
+    if input1.shape != input2.shape:
+        raise AssertionError('assign_each2 takes two arrays of one shape, got %s and %s'
+                             % (input1.shape, input2.shape))
+    return np.vectorize(function, otypes=[np.float64])(input1, input2) if input1.size \
+        else np.zeros(input1.shape)
+
+
+def _random_csr(shape, density, dtype, ctx, data_init=None):
+    """A csr array with ``round(density * size)`` values U[0, 1) (or ``data_init``) at
+    distinct positions."""
     _check_csr_request(shape, density)
     size = shape[0] * shape[1]
     wanted = int(round(density * size))
@@ -396,6 +566,8 @@ def _random_csr(shape, density, dtype, ctx):
         extra = np.random.randint(0, size, size=wanted - positions.size)
         positions = np.union1d(positions, extra)
     values = np.random.rand(positions.size).astype(dtype)
+    if data_init is not None:
+        values.fill(data_init)
     return _sparse.csr_matrix((values, (positions // shape[1], positions % shape[1])),
                               shape=shape, ctx=ctx, dtype=dtype)
 

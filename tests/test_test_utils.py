@@ -160,3 +160,37 @@ def test_assert_almost_equal_lists_further_mismatches():
     message = str(err.value)
     assert 'Location of maximum error: (2,)' in message
     assert '(3,):' in message and '(1,):' in message
+
+
+def test_chi_square_check_agrees_with_scipy_on_continuous_and_discrete_samples():
+    scipy_stats = pytest.importorskip('scipy.stats')
+    tu = mx.test_utils
+    buckets, probs = tu.gen_buckets_probs_with_ppf(lambda x: scipy_stats.norm.ppf(x), 4)
+    np.random.seed(3)
+    samples = np.random.normal(size=4000)
+    p, observed, expected = tu.chi_square_check(lambda n: samples[:n], buckets, probs, 4000)
+    edges = [scipy_stats.norm.ppf(q) for q in (0.25, 0.5, 0.75)]
+    assert observed.tolist() == np.bincount(np.searchsorted(edges, samples), minlength=4).tolist()
+    assert expected.tolist() == [1000] * 4
+    assert p == pytest.approx(scipy_stats.chisquare(observed, expected)[1])
+    p, observed, _ = tu.chi_square_check(lambda n: np.array([0, 1, 1, 2] * (n // 4)), [0, 1, 2],
+                                         [0.25, 0.5, 0.25], 400)
+    assert observed.tolist() == [100, 200, 100] and p == pytest.approx(1.0)
+
+
+def test_verify_generator_fails_a_wrong_generator():
+    pytest.importorskip('scipy.stats')
+    tu = mx.test_utils
+    np.random.seed(4)
+    uniform = ([(0, .5), (.5, 1)], [.5, .5])
+    assert len(tu.verify_generator(lambda n: np.random.uniform(size=n), *uniform,
+                                   nsamples=2000, nrepeat=3)) == 3
+    with pytest.raises(AssertionError, match='Generator test fails'):
+        tu.verify_generator(lambda n: np.random.uniform(size=n) * 0.4, *uniform,
+                            nsamples=2000, nrepeat=3)
+
+
+def test_csr_helpers_refuse_unsorted_column_indices():
+    csr = mx.test_utils.rand_ndarray((3, 4), 'csr', density=0.5)
+    with pytest.raises(ValueError, match='sorted'):
+        mx.test_utils.shuffle_csr_column_indices(csr)

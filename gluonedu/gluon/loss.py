@@ -12,13 +12,15 @@ NDArray of shape ``(batch_size,)``. Every loss here computes, in order:
 Summing or averaging over the batch is left to the caller (``loss.backward()`` on a
 vector sums it; ``Trainer.step(batch_size)`` then divides by the batch size).
 """
+import math
 import numbers
 
 from .block import HybridBlock
 
 __all__ = ['Loss', 'L2Loss', 'L1Loss', 'SigmoidBinaryCrossEntropyLoss', 'SigmoidBCELoss',
            'SoftmaxCrossEntropyLoss', 'SoftmaxCELoss', 'KLDivLoss', 'HuberLoss', 'HingeLoss',
-           'SquaredHingeLoss', 'LogisticLoss']
+           'SquaredHingeLoss', 'LogisticLoss', 'PoissonNLLLoss', 'CTCLoss',
+           'CosineEmbeddingLoss', 'TripletLoss', 'SDMLLoss']
 
 
 def _apply_weighting(F, loss, weight=None, sample_weight=None):
@@ -346,3 +348,86 @@ class LogisticLoss(Loss):
         loss = _apply_weighting(F, loss, self._weight, sample_weight)
         return self._batch_mean(F, loss)
 
+
+class PoissonNLLLoss(Loss):
+    """Negative log-likelihood of counts ``target`` under a Poisson of rate ``pred``:
+
+        ℓ = exp(pred) − target · pred                 (from_logits: pred is log λ)
+        ℓ = pred − target · log(pred + epsilon)       (otherwise: pred is λ)
+
+    plus, with ``compute_full``, Stirling's term ``t·log t − t + ½·log(2πt)`` where the
+    target ``t > 1``. Unlike the other losses the result is the mean over *every*
+    element, an array of shape ``(1,)``, as MXNet's.
+
+    Parameters
+    ----------
+    weight : float or None, default None
+    from_logits : bool, default True
+    batch_axis : int, default 0
+    compute_full : bool, default False
+
+    Inputs: ``pred``, ``target`` (reshaped like ``pred``), optional ``sample_weight``,
+    ``epsilon`` (default 1e-08).
+    """
+
+    def __init__(self, weight=None, from_logits=True, batch_axis=0, compute_full=False,
+                 **kwargs):
+        super().__init__(weight, batch_axis, **kwargs)
+        self._from_logits = from_logits
+        self._compute_full = compute_full
+
+    def hybrid_forward(self, F, pred, target, sample_weight=None, epsilon=1e-08):
+        target = _reshape_like(F, target, pred)
+        if self._from_logits:
+            loss = F.exp(pred) - target * pred
+        else:
+            loss = pred - target * F.log(pred + epsilon)
+        if self._compute_full:
+            stirling = target * F.log(target) - target + 0.5 * F.log(2 * target * math.pi)
+            loss = loss + stirling * (target > 1)
+        return F.mean(_apply_weighting(F, loss, self._weight, sample_weight))
+
+
+class CTCLoss(Loss):
+    """Connectionist temporal classification loss (Graves et al., 2006), through the
+    ``CTCLoss`` operator with the blank as the *last* class.
+
+    ``pred`` holds unnormalised scores over ``alphabet + 1`` classes; ``label`` holds
+    class indices in ``[0, alphabet)``, padded with -1 (or cut by ``label_lengths``).
+    The loss of each sequence is ``−log p(label | pred)`` summed over all alignments.
+
+    Parameters
+    ----------
+    layout : {'NTC', 'TNC'}, default 'NTC'
+        The axes of ``pred``: batch, time, classes.
+    label_layout : {'NT', 'TN'}, default 'NT'
+        The axes of ``label``.
+    weight : float or None, default None
+
+    Inputs: ``pred``, ``label``, optional ``pred_lengths`` and ``label_lengths`` (one per
+    sequence), ``sample_weight``. Output: shape ``(batch,)``.
+    """
+
+    def __init__(self, layout='NTC', label_layout='NT', weight=None, **kwargs):
+        if layout not in ('NTC', 'TNC'):
+            raise AssertionError("CTCLoss: layout must be 'NTC' or 'TNC', got %r" % (layout,))
+        if label_layout not in ('NT', 'TN'):
+            raise AssertionError("CTCLoss: label_layout must be 'NT' or 'TN', got %r"
+                                 % (label_layout,))
+        self._layout = layout
+        self._label_layout = label_layout
+        super().__init__(weight, label_layout.find('N'), **kwargs)
+
+    def hybrid_forward(self, F, pred, label, pred_lengths=None, label_lengths=None,
+                       sample_weight=None):
+        if self._layout == 'NTC':
+            pred = F.swapaxes(pred, 0, 1)
+        if self._batch_axis == 1:
+            label = F.swapaxes(label, 0, 1)
+        loss = F.CTCLoss(pred, label, pred_lengths, label_lengths,
+                         use_data_lengths=pred_lengths is not None,
+                         use_label_lengths=label_lengths is not None, blank_label='last')
+        return _apply_weighting(F, loss, self._weight, sample_weight)
+
+
+from .loss_embedding import CosineEmbeddingLoss, TripletLoss, SDMLLoss  # noqa: E402,F401

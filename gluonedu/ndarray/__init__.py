@@ -9,3 +9,17 @@ from .io import save, load
 __all__ = ['NDArray', 'RowSparseNDArray', 'CSRNDArray', 'array', 'empty', 'zeros', 'ones', 'full',
            'arange', 'waitall', 'from_numpy', 'sparse', 'random', 'save', 'load',
            'cast_storage'] + list(_ops_all)
+
+
+def _publish(op):
+    """The ``mx.nd`` functions of an operator declared after this package was made."""
+    for name in (op.name,) + op.aliases:
+        function = registry.make_function(op, name)
+        if name.startswith('_'):
+            setattr(_internal, name, function)
+        else:
+            globals()[name] = function
+            __all__.append(name)
+
+
+registry.on_add(_publish)

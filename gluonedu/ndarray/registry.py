@@ -31,8 +31,9 @@ from ..context import Context
 from . import _graph
 from .ndarray import NDArray, _move
 
-__all__ = ['Op', 'Param', 'Int', 'Float', 'Bool', 'Shape', 'Axis', 'Axes', 'Enum', 'DType',
-           'Str', 'register', 'add', 'get', 'list_ops', 'make_function', 'docstring', 'invoke',
+__all__ = ['Op', 'Param', 'Int', 'Float', 'Floats', 'Bool', 'Shape', 'Axis', 'Axes', 'Enum',
+           'DType', 'Str', 'register', 'add', 'on_add', 'get', 'list_ops', 'make_function',
+           'docstring', 'invoke',
            'numpy_dtype', 'check_size', 'check_arrays', 'FLOATS']
 
 _OPS = {}      # name or alias -> Op
@@ -176,6 +177,22 @@ class Float(Param):
         if self.low is not None or self.high is not None:
             _check_bounds(self, value)
         return value
+
+
+class Floats(Param):
+    """A tuple of float32 numbers (MXNet's ``tuple of <float>``): a number, a tuple/list of
+    numbers, or their text ``"(0.1, 0.2)"``."""
+    type_name = 'tuple of <float>'
+
+    def parse(self, value):
+        if isinstance(value, str):
+            text = value.strip()
+            if len(text) >= 2 and (text[0], text[-1]) in (('(', ')'), ('[', ']')):
+                text = text[1:-1]
+            value = [item for item in text.split(',') if item.strip()]
+        elif not isinstance(value, (tuple, list)):
+            value = [value]
+        return tuple(float(np.float32(_parse_float(v))) for v in value)
 
 
 class Bool(Param):
@@ -432,6 +449,11 @@ class Op:
     name : MXNet's operator name (as in symbol JSON); ``aliases`` are its other names.
     inputs : the names of its array inputs, in order (a single ``'*data'`` means any
         number, counted by the ``num_args`` parameter).
+    count : for any number of inputs, ``(parameter, inputs per unit, more inputs)``: the
+        parameter that counts units, how many inputs each unit takes and how many inputs
+        follow them (``preloaded_multi_sgd_update``: ``('num_weights', 2, 2)``, a weight
+        and its gradient each, then the lrs and the wds); ``('num_args', 1, 0)`` by
+        default, the one count MXNet's frontend fills in itself.
     params : its :class:`Param` declarations, in MXNet's order.
     forward : ``forward(env, *arrays, **params) -> (result, backward)``; None for an
         operator implemented on NDArrays by ``compute_ex`` alone.
@@ -468,16 +490,18 @@ class Op:
     def __init__(self, name, forward, inputs=('data',), params=(), aliases=(), num_outputs=1,
                  drop_inputs=None, same_dtype=True, dtypes=None, quiet=False,
                  compute_ex=None, from_out=False, infer_shape=None, infer_type=None,
-                 mutate_inputs=(), output_names=None, hidden_outputs=0, doc=None):
+                 mutate_inputs=(), output_names=None, hidden_outputs=0, doc=None,
+                 count=('num_args', 1, 0)):
         self.name = name
         self.forward = forward
         self.aliases = tuple(aliases)
         self.variadic = len(inputs) == 1 and inputs[0].startswith('*')
         self.input_names = (inputs[0][1:],) if self.variadic else tuple(inputs)
         self.params = {p.name: p for p in params}
-        if self.variadic and 'num_args' not in self.params:
-            raise ValueError('%s: an operator of any number of inputs needs a num_args '
-                             'parameter' % name)
+        self.count_param, self.inputs_per_count, self.more_inputs = count
+        if self.variadic and self.count_param not in self.params:
+            raise ValueError('%s: an operator of any number of inputs needs a %s '
+                             'parameter' % (name, self.count_param))
         self._num_outputs = num_outputs
         self.drop_inputs = drop_inputs
         self.same_dtype = same_dtype
@@ -523,11 +547,24 @@ class Op:
     def list_inputs(self, params):
         """The names of the array inputs the operator takes for ``params``."""
         if self.variadic:
-            return tuple('%s%d' % (self.input_names[0], i) for i in range(params['num_args']))
+            return tuple('%s%d' % (self.input_names[0], i)
+                         for i in range(self.count_inputs(params)))
         dropped = self.drop_inputs(params) if self.drop_inputs is not None else ()
         if not dropped:
             return self.input_names
         return tuple(n for n in self.input_names if n not in dropped)
+
+    def count_inputs(self, params):
+        """How many array inputs an operator of any number of them takes for ``params``."""
+        return params[self.count_param] * self.inputs_per_count + self.more_inputs
+
+    def check_count(self, params, given):
+        """MXNetError unless ``given`` inputs are as many as ``params`` call for."""
+        expected = self.count_inputs(params)
+        if expected != given:
+            raise MXNetError('%s: %s=%d but %d arrays were given (it calls for %d)'
+                             % (self.name, self.count_param, params[self.count_param],
+                                given, expected))
 
     def parse_params(self, given):
         """Complete, validated params from ``{name: value}`` (Python values or MXNet's
@@ -582,14 +619,13 @@ class Op:
         if 'dtype' in kwargs and kwargs['dtype'] is not None and 'dtype' in self.params:
             _frontend_dtype(kwargs['dtype'])
         inputs, given, out = self._bind(args, kwargs)
-        if self.variadic:
+        if self.variadic and self.count_param == 'num_args':
             given.setdefault('num_args', len(inputs))
         params = self.parse_params(given) if given or self.required else self.defaults
         if not self.variadic:
             inputs = self._active_inputs(inputs, params)
-        elif params['num_args'] != len(inputs):
-            raise MXNetError('%s: num_args=%d but %d arrays were given'
-                             % (self.name, params['num_args'], len(inputs)))
+        else:
+            self.check_count(params, len(inputs))
         if self.from_out and isinstance(out, NDArray):
             params = self._params_from_out(params, out)
         return self.run(inputs, params, out)
@@ -819,6 +855,9 @@ def _write_out(op, result, out):
     dtype, and returns ``out``."""
     if out is None:
         return result
+    if isinstance(out, (list, tuple)) and isinstance(result, NDArray) and len(out) == 1:
+        _write_out(op, result, out[0])  # one output given as a list, as MXNet accepts
+        return out
     if isinstance(result, list):
         if not isinstance(out, (list, tuple)) or len(out) != len(result):
             raise MXNetError('%s returns %d arrays: out= must be a list of %d NDArrays'
@@ -855,7 +894,22 @@ def add(op):
     for key in (op.name,) + op.aliases:
         _OPS[key] = op
     _ORDER.append(op)
+    for listener in _LISTENERS:
+        listener(op)
     return op
+
+
+_LISTENERS = []
+
+
+def on_add(listener):
+    """Call ``listener(op)`` for every operator added from now on.
+
+    The namespaces generated from the table (``mx.nd``, ``mx.sym``) listen, so that an
+    operator a higher layer declares (the optimizer's update operators, which run the
+    optimizers' own rules) gets its functions as the others do.
+    """
+    _LISTENERS.append(listener)
 
 
 def get(name):

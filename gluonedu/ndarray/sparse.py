@@ -15,6 +15,7 @@ operators that keep sparse storage (``dot``, ``add``, ``elemwise_mul``, ``retain
 from :mod:`gluonedu.ndarray.sparse_ops`).
 """
 import builtins
+import functools
 
 import numpy as np
 
@@ -386,3 +387,23 @@ from .sparse_ops import __all__ as _ops_all  # noqa: E402
 
 __all__ = ['BaseSparseNDArray', 'RowSparseNDArray', 'CSRNDArray', 'row_sparse_array',
            'csr_matrix', 'retain', 'zeros', 'empty', 'array'] + list(_ops_all)
+
+# Operators MXNet also lists here whose results are dense: the table's own functions
+# (sparse inputs are made dense first, MXNet's storage fallback).
+from . import registry as _registry  # noqa: E402
+
+_DENSE_RESULTS = ('Embedding', 'FullyConnected', 'LinearRegressionOutput',
+                  'LogisticRegressionOutput', 'MAERegressionOutput', 'make_loss')
+globals().update({name: _registry.make_function(_registry.get(name), name)
+                  for name in _DENSE_RESULTS})
+
+
+def ElementWiseSum(*args, **kwargs):  # noqa: N802  (MXNet's name)
+    """The sum of the arrays (``add_n``): row_sparse when every one is (their rows summed,
+    ``((a + b) + c) + ...``), dense otherwise."""
+    if args and not kwargs and all(isinstance(a, RowSparseNDArray) for a in args):
+        return functools.reduce(lambda a, b: sparse_ops.arith('add', a, b), args)
+    return add_n(*args, **kwargs)  # noqa: F405 (from sparse_ops)
+
+
+__all__ += list(_DENSE_RESULTS) + ['ElementWiseSum']

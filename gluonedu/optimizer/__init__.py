@@ -29,4 +29,5 @@ from .ftml import FTML
 from .lars import LARS
 from .lbsgd import LBSGD
 from .lamb import LAMB
+from . import update_ops, multi_update_ops  # noqa: F401 (declare nd.sgd_update, ...)
 __all__ += ['Ftrl', 'FTML', 'LARS', 'LBSGD', 'LAMB']

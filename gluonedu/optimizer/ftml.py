@@ -11,11 +11,11 @@ from typing import NamedTuple
 import numpy as np
 
 from .. import ndarray as nd
-from .fastpath import Kernel, per_t
+from .fastpath import Kernel
 from .kernels import clip_constant, clipped, cuda_clip, kernel_clip, kernel_scalars
 from .optimizer import Optimizer, register, accepts_lists, check_hyperparameter, state_type
 
-__all__ = ['FTML', 'FTMLState']
+__all__ = ['ftml_scales', 'FTML', 'FTMLState']
 
 
 @state_type
@@ -39,8 +39,7 @@ def ftml_step(weight, grad, prev_d, prev_v, prev_z, lr, beta1, beta2, epsilon, t
         g = nd.clip(g, -clip_gradient, clip_gradient)
     prev_v[:] = beta2 * prev_v + (1 - beta2) * (g * g)
     # The per-coordinate scale d_t = (1 - beta1^t) / lr * (sqrt(v_hat) + eps).
-    d_scale = scalar(scalar(1 - beta1 ** t) / lr)
-    v_correction = scalar(1 - beta2 ** t)
+    d_scale, v_correction = ftml_scales(beta1, beta2, lr, t)
     d_t = d_scale * (nd.sqrt(prev_v / v_correction) + epsilon)
     # sigma_t = d_t - beta1 * d_{t-1}: how much the scale grew.
     prev_z[:] = beta1 * prev_z + (1 - beta1) * g - (d_t - beta1 * prev_d) * weight
@@ -58,6 +57,13 @@ def ftml(weight, grad, prev_d, prev_v, prev_z, wd, d_scale, v_scale, rescale, cl
     d_t = d_scale * (np.sqrt(prev_v / v_scale) + epsilon)
     prev_z = beta1 * prev_z + one_minus_beta1 * grad - (d_t - beta1 * prev_d) * weight
     return -prev_z / d_t, d_t, prev_v, prev_z
+
+
+def ftml_scales(beta1, beta2, lr, t):
+    """The rule's ``d_scale = (1 - beta1**t) / lr`` and ``v_scale = 1 - beta2**t`` at step
+    ``t``, rounded as the kernel rounds them (in the precision of the numbers given)."""
+    scalar = type(beta1)
+    return scalar(scalar(1 - beta1 ** t) / lr), scalar(1 - beta2 ** t)
 
 
 FTML_KERNEL = Kernel(ftml, writes=('weight', 'prev_d', 'prev_v', 'prev_z'),
@@ -134,10 +140,9 @@ class FTML(Optimizer):
         lr, wd, t = self.begin_step(list(run.indices))
         beta1, beta2 = np.float32(self.beta1), np.float32(self.beta2)
         # The reference: scalar(scalar(1 - beta1 ** t) / lr), all float32 numbers.
-        d_scale = np.array([np.float32(np.float32(1 - beta1 ** int(k)) / rate)
-                            for k, rate in zip(t, lr.astype(np.float32))], dtype=np.float32)
-        run(FTML_KERNEL, wd=wd, d_scale=d_scale,
-            v_scale=per_t(t, lambda t: np.float32(1 - beta2 ** t)),
+        d_scale, v_scale = np.array([ftml_scales(beta1, beta2, rate, int(k)) for k, rate in
+                                     zip(t, lr.astype(np.float32))], dtype=np.float32).T
+        run(FTML_KERNEL, wd=wd, d_scale=d_scale, v_scale=v_scale,
             rescale=np.float32(self.rescale_grad), clip=clip_constant(self.clip_gradient),
             beta1=beta1, beta2=beta2, one_minus_beta1=1 - beta1, one_minus_beta2=1 - beta2,
             epsilon=np.float32(self.epsilon))

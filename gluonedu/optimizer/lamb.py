@@ -24,7 +24,7 @@ from .fastpath import Kernel, per_t
 from .kernels import clip_constant, clipped, cuda_clip, kernel_clip, kernel_scalars
 from .optimizer import Optimizer, register, accepts_lists, check_hyperparameter, state_type
 
-__all__ = ['LAMB', 'LAMBState']
+__all__ = ['LAMB', 'LAMBState', 'lamb_moment_scales', 'trust_scaled_lr']
 
 
 @state_type
@@ -76,8 +76,25 @@ def lamb_step(weight, direction, lr, lower_bound, upper_bound, weight_norm):
         r1 = max(r1, scalar(lower_bound))
     if upper_bound is not None:
         r1 = min(r1, scalar(upper_bound))
-    scaled_lr = lr if r1 == 0 or r2 == 0 else lr * r1 / r2
+    scaled_lr = scalar(trust_scaled_lr(lr, r1, r2))
     weight[:] = weight - scaled_lr * direction
+
+
+def lamb_moment_scales(beta1, beta2, t, bias_correction=True):
+    """The moments' bias corrections ``(1 - beta1**t, 1 - beta2**t)`` at step ``t``, in the
+    precision of the betas given (MXNet's float32 numbers); ``(1, 1)`` without bias
+    correction."""
+    scalar = type(beta1)
+    if not bias_correction:
+        return scalar(1), scalar(1)
+    return scalar(1 - beta1 ** t), scalar(1 - beta2 ** t)
+
+
+def trust_scaled_lr(lr, r1, r2):
+    """``lr * r1 / r2``, the learning rate times the trust ratio (numbers or arrays of
+    them); ``lr`` itself where either norm is 0."""
+    with np.errstate(divide='ignore', invalid='ignore'):
+        return np.where((r1 == 0) | (r2 == 0), lr, lr * r1 / r2)
 
 
 def lamb_phase1(weight, grad, mean, var, direction, wd, mean_scale, var_scale, rescale, clip,
@@ -229,8 +246,8 @@ class LAMB(Optimizer):
         beta1, beta2 = np.float32(self.beta1), np.float32(self.beta2)
         if self.bias_correction:
             # The reference: scalar(1 - beta1 ** t), beta1 a float32 number.
-            mean_scale = per_t(t, lambda t: np.float32(1 - beta1 ** t))
-            var_scale = per_t(t, lambda t: np.float32(1 - beta2 ** t))
+            mean_scale = per_t(t, lambda t: lamb_moment_scales(beta1, beta2, t)[0])
+            var_scale = per_t(t, lambda t: lamb_moment_scales(beta1, beta2, t)[1])
         else:
             mean_scale = var_scale = np.ones(len(t), dtype=np.float32)
         direction = run.scratch('direction')
@@ -246,8 +263,7 @@ class LAMB(Optimizer):
         if self.upper_bound:
             r1 = np.minimum(r1, np.float32(self.upper_bound))
         lr = lr.astype(np.float32)
-        with np.errstate(divide='ignore', invalid='ignore'):
-            scaled = np.where((r1 == 0) | (r2 == 0), lr, lr * r1 / r2)
+        scaled = trust_scaled_lr(lr, r1, r2)
         run(LAMB_PHASE2, arrays={'direction': direction}, scaled_lr=scaled)
 
 

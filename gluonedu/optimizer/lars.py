@@ -24,7 +24,7 @@ from .kernels import kernel_clip, kernel_scalars
 from .optimizer import register, check_hyperparameter
 from .sgd import MomentumOptimizer, fused_sgd, sgd_step
 
-__all__ = ['LARS']
+__all__ = ['LARS', 'multi_lars_lr']
 
 _NO_LARS_SUFFIXES = ('gamma', 'beta', 'bias')
 
@@ -39,6 +39,18 @@ def _sum_of_squares(array, square_in_float32):
     if square_in_float32:
         values = values.astype(np.float32)
     return (values * values).asnumpy().astype(np.float64).sum()
+
+
+def multi_lars_lr(lr, w_sum_sq, g_sum_sq, wd, eta, eps, rescale_grad):
+    """The layer-wise learning rate from Σw² and Σg², in float32 as ``multi_lars``:
+    ``lr * eta * ||w|| / (||g|| + wd * ||w|| + eps)`` with ``||g||`` rescaled, or ``lr``
+    where either norm is 0."""
+    f32 = np.float32
+    w_norm = np.sqrt(f32(w_sum_sq))
+    g_norm = np.sqrt(f32(g_sum_sq)) * f32(abs(rescale_grad))
+    if w_norm > 0 and g_norm > 0:
+        return f32(lr) * (f32(eta) * w_norm / (g_norm + f32(wd) * w_norm + f32(eps)))
+    return f32(lr)
 
 
 @register
@@ -155,13 +167,8 @@ class LARS(MomentumOptimizer):
     def _trust_lr(self, w_sum_sq, g_sum_sq, lr, wd, multi_tensor):
         """``lr`` scaled by the trust ratio, from Σw² and Σg² (see :meth:`_layer_lr`)."""
         if multi_tensor:
-            f32 = np.float32
-            w_norm = np.sqrt(f32(w_sum_sq))
-            g_norm = np.sqrt(f32(g_sum_sq)) * f32(abs(self.rescale_grad))
-            if w_norm > 0 and g_norm > 0:
-                return f32(lr) * (f32(self.eta) * w_norm /
-                                  (g_norm + f32(wd) * w_norm + f32(self.eps)))
-            return f32(lr)
+            return multi_lars_lr(lr, w_sum_sq, g_sum_sq, wd, self.eta, self.eps,
+                                 self.rescale_grad)
         w_norm = float(np.float32(np.sqrt(w_sum_sq)))
         g_norm = float(np.float32(np.sqrt(g_sum_sq))) * abs(self.rescale_grad)
         if w_norm > 0.0 and g_norm > 0.0:

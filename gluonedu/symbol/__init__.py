@@ -11,12 +11,26 @@ import numpy as _np
 
 from .symbol import Symbol, var, Variable, Group, load, load_json
 from .executor import Executor
+from ..ndarray import registry as _registry
 from . import register as _register
 from . import _internal  # noqa: F401
 
 _FUNCTIONS = {name: f for name, f in _register.operator_functions().items()
               if not name.startswith('_')}
 globals().update(_FUNCTIONS)
+
+
+def _publish(op):
+    """The ``mx.sym`` functions of an operator declared after this package was made."""
+    for name in (op.name,) + op.aliases:
+        function = _register.operator_functions()[name] = _register.make_function(op, name)
+        if name.startswith('_'):
+            setattr(_internal, name, function)
+        else:
+            globals()[name] = _FUNCTIONS[name] = function
+
+
+_registry.on_add(_publish)
 
 
 def _by_types(name, scalar_name, rscalar_name, python, left, right):

@@ -89,12 +89,11 @@ def _new_node(op, hint, inputs, given, name, attr):
     for key in [k for k in given if is_dunder(k)]:
         attrs[key] = str(given.pop(key))
     attrs = normalize_attr_keys(attrs)
-    if op.variadic:
+    if op.variadic and op.count_param == 'num_args':
         given.setdefault('num_args', len(inputs))
     params = op.parse_params(given)
-    if op.variadic and params['num_args'] != len(inputs):
-        raise MXNetError('%s: num_args=%d but %d symbols were given'
-                         % (op.name, params['num_args'], len(inputs)))
+    if op.variadic:
+        op.check_count(params, len(inputs))
     texts = {key: _text(op, key, value, params) for key, value in given.items()}
     node_name = _name.current().get(name, hint.lower())
     node_attrs = dict(texts, **attrs)

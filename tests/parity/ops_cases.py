@@ -47,7 +47,7 @@ def make_inputs():
     """The named host arrays the cases refer to (seeded)."""
     rng = np.random.RandomState(0)
     f32 = np.float32
-    return {
+    return {**ops_cases_kernels.kernel_inputs(),
         'x23': np.array([[1, 2, 3], [4, 5, 6]], dtype=f32),
         'r34': rng.randn(3, 4).astype(f32),
         'r234': rng.randn(2, 3, 4).astype(f32),
@@ -762,7 +762,7 @@ def all_cases():
     cases = (misuse_cases() + arithmetic_cases() + unary_cases() + reduction_cases()
              + shape_cases() + indexing_cases() + layer_cases() + creation_cases()
              + math_cases() + nan_reduction_cases() + gather_scatter_cases() + layout_cases()
-             + ordering_cases() + sampler_cases())
+             + ordering_cases() + sampler_cases() + ops_cases_kernels.kernels_cases())
     ids = [c['id'] for c in cases]
     duplicates = {i for i in ids if ids.count(i) > 1}
     if duplicates:
@@ -798,3 +798,6 @@ DIVERGENCES = {
 
 import ops_cases_nnops  # noqa: E402 (RNN, LRN, ROIPooling, spatial transformers: issue 11)
 all_cases, make_inputs, DIVERGENCES = ops_cases_nnops.extend(all_cases, make_inputs, DIVERGENCES)
+
+import ops_cases_kernels  # noqa: E402  (its cases use the helpers above)
+DIVERGENCES.update(ops_cases_kernels.DIVERGENCES)

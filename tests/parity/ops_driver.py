@@ -13,14 +13,18 @@ Case format (plain JSON, built by :mod:`ops_cases`)::
         or "operator": "add" | "setitem" | ...                      # lhs + rhs, x[k] = v
      "args": [<value>, ...], "kwargs": {"name": <value>, ...},
      "grad": [0, ...],           # positions of the args to differentiate (float NDArrays)
-     "compare": "values" | "shape" | "stats"}
+     "compare": "values" | "shape" | "stats",
+     "mutates": true,            # also compare the NDArray args after the call (arg<i>)
+     "stype": true}              # also compare the outputs' storage types
 
 A ``<value>`` is JSON, or one of ``{"nd": input name}`` (``mx.nd.array`` of that input, in
 its dtype; ``"ctx": "cpu(1)"`` puts it there), ``{"np": input name}`` (the raw NumPy
 array), ``{"tuple": [...]}``, ``{"float": "nan" | "inf" | "-inf"}``, ``{"dtype": "int32"}``
 (NumPy's type object), ``{"ctx": "cpu(1)"}``, ``{"zeros": shape, "dtype": ...}`` (an
-``mx.nd.zeros`` array, e.g. for ``out=``), ``{"slice": [start, stop, step]}`` or
-``{"list": [...]}``.
+``mx.nd.zeros`` array, e.g. for ``out=``), ``{"slice": [start, stop, step]}``,
+``{"list": [...]}``, ``{"arg": i}`` (the call's positional argument i itself, e.g.
+``out=`` the weight), ``{"row_sparse": input name, "rows": [...]}`` (those rows of the
+input as a RowSparseNDArray) or ``{"csr": input name}`` (the input as a CSRNDArray).
 
 The outcome (:func:`run_case`): ``("ok", arrays)`` with ``out0, out1, ...`` (the outputs;
 for ``"stats"`` their shape, mean, std, min and max instead of the values; for
@@ -51,12 +55,22 @@ def _ctx(mx, text):
     return getattr(mx, name)(int(rest.rstrip(')') or 0))
 
 
-def resolve(mx, value, inputs):
-    """The Python value a case's JSON ``value`` stands for."""
+def resolve(mx, value, inputs, args=()):
+    """The Python value a case's JSON ``value`` stands for (``args``: the call's resolved
+    positional arguments, which ``{"arg": i}`` names)."""
     if isinstance(value, list):
-        return [resolve(mx, v, inputs) for v in value]
+        return [resolve(mx, v, inputs, args) for v in value]
     if not isinstance(value, dict):
         return value
+    if 'arg' in value:
+        return args[value['arg']]
+    if 'csr' in value:
+        return mx.nd.array(inputs[value['csr']]).tostype('csr')
+    if 'row_sparse' in value:
+        rows = np.array(value['rows'], dtype=np.int64)
+        data = inputs[value['row_sparse']]
+        return mx.nd.sparse.row_sparse_array((data[rows], rows), shape=data.shape,
+                                             dtype=data.dtype)
     if 'nd' in value:
         data = inputs[value['nd']]
         ctx = _ctx(mx, value['ctx']) if 'ctx' in value else None
@@ -66,7 +80,7 @@ def resolve(mx, value, inputs):
     if 'tuple' in value:
         return tuple(resolve(mx, v, inputs) for v in value['tuple'])
     if 'list' in value:
-        return [resolve(mx, v, inputs) for v in value['list']]
+        return [resolve(mx, v, inputs, args) for v in value['list']]
     if 'float' in value:
         return float(value['float'])
     if 'dtype' in value and len(value) == 1:
@@ -114,7 +128,7 @@ def run_case(mx, case, inputs):
     try:
         args = [resolve(mx, a, inputs) for a in ([case['self']] if 'self' in case else [])
                 + case.get('args', [])]
-        kwargs = {k: resolve(mx, v, inputs) for k, v in case.get('kwargs', {}).items()}
+        kwargs = {k: resolve(mx, v, inputs, args) for k, v in case.get('kwargs', {}).items()}
         grad_args = [args[i] for i in case.get('grad', [])]
         for a in grad_args:
             a.attach_grad()
@@ -128,6 +142,12 @@ def run_case(mx, case, inputs):
         for i, out in enumerate(outputs):
             for key, value in _summary(mx, out, case.get('compare', 'values')).items():
                 arrays['out%d%s' % (i, ('.' + key) if key else '')] = value
+            if case.get('stype'):
+                arrays['out%d.stype' % i] = np.array(out.stype)
+        if case.get('mutates'):   # the arguments the call updates in place
+            for i, a in enumerate(args):
+                if hasattr(a, 'asnumpy'):
+                    arrays['arg%d' % i] = a.asnumpy()
         if grad_args:
             heads = [o for o in outputs if o.dtype in (np.float16, np.float32, np.float64)]
             mx.autograd.backward(heads, [mx.nd.array(head_gradient(o.shape), dtype=o.dtype)

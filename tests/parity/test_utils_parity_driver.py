@@ -147,9 +147,89 @@ def _mnist(mx):
     return {key: data[key] for key in sorted(data)}
 
 
+def _rounded(matrix):
+    """A random matrix's entries to 5 decimals (LAPACK builds differ in the last bits)."""
+    return np.round(matrix, 5)
+
+
+def _matrices(mx):
+    tu = mx.test_utils
+    return {'tensor_2d': tu.create_2d_tensor(3, 4).asnumpy(),
+            'vector': tu.create_vector(5, dtype=np.int32).asnumpy(),
+            'identity': tu.get_identity_mat(3).asnumpy(),
+            'identity_batch': tu.get_identity_mat_batch(2).asnumpy(),
+            'real_eigvals_2d': _rounded(tu.new_matrix_with_real_eigvals_2d(3)),
+            'real_eigvals_nd': _rounded(tu.new_matrix_with_real_eigvals_nd((2, 2, 2))),
+            'orthonormal': _rounded(tu.new_orthonormal_matrix_2d(3)),
+            'sym_2d': _rounded(tu.new_sym_matrix_with_real_eigvals_2d(3)),
+            'sym_nd': _rounded(tu.new_sym_matrix_with_real_eigvals_nd((3, 2, 2)))}
+
+
+def _sparse_helpers(mx):
+    tu = mx.test_utils
+    rsp, (values, indices) = tu.rand_sparse_ndarray((6, 3), 'row_sparse', density=0.5)
+    init, _ = tu.rand_sparse_ndarray((4, 2), 'row_sparse', data_init=2.5,
+                                     rsp_indices=np.array([0, 3]))
+    csr, (indptr, _, _) = tu.rand_sparse_ndarray((4, 5), 'csr', density=0.5)
+    chosen = tu.create_sparse_array((5, 2), 'row_sparse', rsp_indices=[3, 1], data_init=4.0)
+    only = tu.create_sparse_array_zd((5, 2), 'row_sparse', 0.9, rsp_indices=[4])
+    return {'rsp': rsp.asnumpy(), 'rsp_values': values, 'rsp_indices': indices,
+            'init': init.asnumpy(), 'csr_stype': np.array(csr.stype),
+            'csr_nnz': np.array(int(indptr.asnumpy()[-1])),
+            'chosen': chosen.asnumpy(), 'chosen_indices': chosen.indices.asnumpy(),
+            'only': only.indices.asnumpy(),
+            'unknown_stype': _raised(tu.create_sparse_array, (2, 2), 'dense'),
+            'assign_each': tu.assign_each(np.arange(6).reshape(2, 3), lambda v: v * 1.5),
+            'assign_each_none': tu.assign_each(np.arange(3, dtype=np.int32), None),
+            'assign_each2': tu.assign_each2(np.arange(4.), np.ones(4), lambda a, b: a - b),
+            'assign_each2_shapes': _raised(tu.assign_each2, np.ones(2), np.ones(3),
+                                           lambda a, b: a),
+            'check_shapes': _raised(tu.checkShapes, np.ones((2, 2)), np.ones(2)),
+            'check_shapes_ok': _raised(tu.checkShapes, np.ones(2), np.zeros(2)),
+            'location': np.array(tu.locationError(np.array([1.5, 2.0]), np.array([1.0, 2.0]),
+                                                  (0,), ('x', 'y'), maxError=True)),
+            'array': tu.array([[1, 2], [3, 4]]).asnumpy()}
+
+
+def _buckets(mx):
+    """(MXNet 1.9.1's venv has no SciPy, so its chi-square checks raise ImportError there;
+    tests/test_test_utils.py checks ours against SciPy.)"""
+    buckets, probs = mx.test_utils.gen_buckets_probs_with_ppf(lambda x: 2 * x - 1, 4)
+    return {'buckets': np.array(buckets), 'probs': np.array(probs),
+            'no_buckets': _raised(mx.test_utils.gen_buckets_probs_with_ppf, lambda x: x, 0)}
+
+
+def _environment_helpers(mx):
+    tu = mx.test_utils
+    name = 'GLUONEDU_PARITY_SETENV'
+    seen = [str(tu.getenv(name))]
+    tu.setenv(name, 'yes')
+    seen.append(tu.getenv(name))   # (MXNet sets the C runtime's copy, not os.environ)
+    tu.setenv(name, '')
+    seen.append(tu.getenv(name))
+    with tu.discard_stderr():
+        print('hidden', file=__import__('sys').stderr)
+    return {'seen': np.array(seen)}
+
+
+def _compare_optimizer(mx):
+    tu, opt = mx.test_utils, mx.optimizer
+    return {'same': _raised(tu.compare_optimizer, opt.SGD(learning_rate=0.1, momentum=0.9),
+                            opt.SGD(learning_rate=0.1, momentum=0.9), (3, 4), np.float32),
+            'several': _raised(tu.compare_optimizer, opt.SGD(momentum=0.9),
+                               opt.SGD(momentum=0.9), [(2, 3), (4,)], np.float32, ntensors=2),
+            'different': _raised(tu.compare_optimizer, opt.SGD(learning_rate=0.1),
+                                 opt.SGD(learning_rate=0.3), (3, 4), np.float32),
+            'row_sparse': _raised(tu.compare_optimizer, opt.SGD(learning_rate=0.1),
+                                  opt.SGD(learning_rate=0.1), (4, 2), np.float32,
+                                  w_stype='row_sparse', g_stype='row_sparse')}
+
+
 CASES = {'random_helpers': _random_helpers, 'reductions': _reductions,
          'tolerances': _tolerances, 'comparisons': _comparisons, 'statistics': _statistics,
-         'decorators': _decorators, 'get_mnist': _mnist}
+         'decorators': _decorators, 'get_mnist': _mnist, 'matrices': _matrices,
+         'sparse_helpers': _sparse_helpers, 'buckets': _buckets,
+         'environment_helpers': _environment_helpers, 'compare_optimizer': _compare_optimizer}
 
 
 def run_case(mx, name):

@@ -10,6 +10,7 @@ from .. import registry
 from . import (binary, elemwise, indexing, init, linalg, nn, reduce,  # noqa: F401 (register)
                sampling, shape, sorting)
 from .. import nn_ops  # noqa: F401 (Convolution, Pooling, BatchNorm, ... register too)
+from . import amp, ctc, regression_output  # noqa: F401 (mixed precision, CTCLoss, outputs)
 from .binary import *  # noqa: F401,F403 (the Python-level arithmetic helpers)
 from .functions import *  # noqa: F401,F403 (eye, linspace, concatenate, moveaxis, split_v2)
 from . import functions
