@@ -43,13 +43,16 @@ BAD_VALUES = ('x', 2.5, '(1, x)', -7)
 
 def fuzzed_ops():
     """The table's operators the suite calls, and the ``mx.nd`` name each is called by
-    (MXNet has the ``_random_<name>_like`` samplers as ``random.<name>_like`` only)."""
+    (MXNet has the ``_random_<name>_like`` samplers as ``random.<name>_like`` only, and
+    ``_linalg_syevd`` as ``linalg.syevd``)."""
     ops = []
     for op in registry.list_ops():
         public = [n for n in (op.name,) + op.aliases if not n.startswith('_')]
         like = re.fullmatch(r'_random_(\w+_like)', op.name)
         ops.append((op, public[0] if public else
-                    'random.' + like.group(1) if like else '_internal.' + op.name))
+                    'random.' + like.group(1) if like else
+                    'linalg.' + op.name[len('_linalg_'):] if op.name.startswith('_linalg_')
+                    else '_internal.' + op.name))
     return ops
 
 

@@ -795,3 +795,5 @@ DIVERGENCES = {
     'norm/int32': ('MXNet 1.9.1 returns the largest |element| as the L2 norm of an integer '
                    'array; gluonedu computes the norm (truncated to the dtype)', 'ok'),
 }
+
+from ops_cases_linalg import extended; all_cases, make_inputs = extended(all_cases, make_inputs)  # noqa: E402,E702,E501

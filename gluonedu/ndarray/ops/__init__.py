@@ -7,8 +7,8 @@ pick a ``broadcast_*`` or ``*_scalar`` operator by their operands' types. Names 
 with ``_`` (``_plus_scalar``, ``_zeros``) live in :mod:`gluonedu.ndarray._internal`.
 """
 from .. import registry
-from . import (binary, elemwise, indexing, init, linalg, nn, reduce,  # noqa: F401 (register)
-               sampling, shape, sorting)
+from . import (binary, elemwise, indexing, init, linalg, linalg_blas,  # noqa: F401 (register)
+               linalg_lapack, linalg_layout, nn, reduce, sampling, shape, sorting)
 from .. import nn_ops  # noqa: F401 (Convolution, Pooling, BatchNorm, ... register too)
 from .binary import *  # noqa: F401,F403 (the Python-level arithmetic helpers)
 from .functions import *  # noqa: F401,F403 (eye, linspace, concatenate, moveaxis, split_v2)
