@@ -796,4 +796,4 @@ DIVERGENCES = {
                    'array; gluonedu computes the norm (truncated to the dtype)', 'ok'),
 }
 
-from ops_cases_linalg import extended; all_cases, make_inputs = extended(all_cases, make_inputs)  # noqa: E402,E702,E501
+from ops_cases_linalg import extended; all_cases, make_inputs = extended(all_cases, make_inputs, DIVERGENCES)  # noqa: E402,E702,E501

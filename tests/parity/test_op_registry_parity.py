@@ -48,12 +48,14 @@ def _mxnet_default(text):
 def _differences(op, entry):
     """What differs between our declaration of ``op`` and MXNet's ``entry``."""
     problems = []
-    inputs = [(n, t) for n, t in entry['args'] if t.startswith('NDArray-or-Symbol')]
+    # an operator's array inputs are 'NDArray-or-Symbol'; a legacy NDArray-only function's
+    # (fill_element_0index, _onehot_encode) are 'NDArray'
+    inputs = [(n, t) for n, t in entry['args'] if t.startswith('NDArray')]
     theirs = ['*' + n if t.endswith('[]') else n for n, t in inputs]
     ours = ['*' + op.input_names[0]] if op.variadic else list(op.input_names)
     if theirs != ours:
         problems.append('inputs: ours %s, MXNet %s' % (ours, theirs))
-    params = [(n, t) for n, t in entry['args'] if not t.startswith('NDArray-or-Symbol')]
+    params = [(n, t) for n, t in entry['args'] if not t.startswith('NDArray')]
     ours = [n for n in op.params if not (op.variadic and n == 'num_args')]
     theirs = [n for n, _ in params if not (op.variadic and n == 'num_args')]
     if ours != theirs:

@@ -35,6 +35,19 @@ def _zeros_if_none(xp, grad, like):
     return xp.zeros_like(like) if grad is None else grad
 
 
+def _vector_as_row(forward):
+    """The operator ``forward`` seeing a 1-D input (n,) as one row (1, n), as MXNet's potrf
+    and potri do (so a one-element array is a 1x1 matrix)."""
+    def run(env, A):
+        if A.ndim != 1:
+            return forward(env, A)
+        y, backward = forward(env, A.reshape(1, -1))
+        return y.reshape(A.shape), lambda g: (backward(g.reshape(1, -1))[0].reshape(A.shape),)
+    run.__doc__ = forward.__doc__
+    return run
+
+
+@_vector_as_row
 def potrf(env, A):
     """The Cholesky factor L (lower triangular) of each symmetric positive-definite
     matrix: A = L L^T."""
@@ -53,6 +66,7 @@ def potrf(env, A):
     return L, backward
 
 
+@_vector_as_row
 def potri(env, A):
     """The inverse (L L^T)^-1 of the matrix whose Cholesky factor is the lower triangle L
     of A (what potrf gives)."""
