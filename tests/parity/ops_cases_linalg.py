@@ -1,5 +1,6 @@
 """Operator parity cases of issue 11's last names: ``nd.linalg`` (and the flat
-``nd.linalg_*``), the miscellaneous ``nd`` operators, ``NDArray.slice_assign*``.
+``nd.linalg_*``), the miscellaneous ``nd`` operators, ``NDArray.slice_assign*`` and the
+densities ``nd.random_pdf_*``.
 
 :func:`extended` adds them, and the inputs they use, to :mod:`ops_cases`. Like
 :mod:`ops_cases`, this module imports neither mxnet nor gluonedu.
@@ -373,6 +374,74 @@ def misc_cases():
     return cases
 
 
+def pdf_inputs():
+    rng = np.random.RandomState(13)
+    f32 = np.float32
+    return {
+        'pdf_x': rng.uniform(0.2, 3.0, (2, 3)).astype(f32),
+        'pdf_x3': rng.uniform(0.2, 3.0, (2, 2, 3)).astype(f32),
+        'pdf_x64': rng.uniform(0.2, 3.0, (2, 3)),
+        'pdf_counts': np.array([[0, 1, 2], [3, 4, 5]], dtype=f32),
+        'pdf_a': np.array([0.5, 1.5], dtype=f32),
+        'pdf_b': np.array([1.2, 2.5], dtype=f32),
+        'pdf_a22': np.array([[0.5, 1.5], [1.0, 2.0]], dtype=f32),
+        'pdf_b22': np.array([[1.2, 2.5], [0.7, 3.0]], dtype=f32),
+        'pdf_a64': np.array([0.5, 1.5]),
+        'pdf_b64': np.array([1.2, 2.5]),
+        'pdf_low': np.array([0.0, -1.0], dtype=f32),
+        'pdf_high': np.array([3.5, 4.0], dtype=f32),
+        'pdf_p': np.array([0.4, 0.7], dtype=f32),
+        'pdf_simplex': rng.dirichlet([1, 2, 3], size=(2, 4)).astype(f32),
+        'pdf_alpha': np.array([[1.5, 2.0, 3.0], [0.7, 1.2, 2.5]], dtype=f32),
+        'pdf_simplex1': np.array([0.2, 0.3, 0.5], dtype=f32),
+        'pdf_alpha1': np.array([1.0, 2.0, 3.0], dtype=f32),
+        'pdf_i': np.ones((2, 3), dtype=np.int32),
+        'pdf_i2': np.ones(2, dtype=np.int32),
+    }
+
+
+def pdf_cases():
+    """Each density and its log, their gradients for sample and parameters, and bad shapes
+    and dtypes."""
+    x, a, b = nd('pdf_x'), nd('pdf_a'), nd('pdf_b')
+    two = {'normal': (x, a, b), 'uniform': (x, nd('pdf_low'), nd('pdf_high')),
+           'gamma': (x, a, b), 'negative_binomial': (nd('pdf_counts'), b, nd('pdf_p')),
+           'generalized_negative_binomial': (nd('pdf_counts'), b, a)}
+    one = {'exponential': (x, b), 'poisson': (nd('pdf_counts'), b),
+           'dirichlet': (nd('pdf_simplex'), nd('pdf_alpha'))}
+    cases = []
+    for name, args in list(two.items()) + list(one.items()):
+        call = 'random_pdf_' + name
+        grads = tuple(range(len(args)))
+        cases += [case(call, call, *args, grad=grads),
+                  case(call + '/log', call, *args, is_log=True, grad=grads)]
+    cases += [
+        case('random_pdf_normal/3d', 'random_pdf_normal', nd('pdf_x3'), nd('pdf_a22'),
+             nd('pdf_b22'), grad=(0, 1, 2)),
+        case('random_pdf_normal/one-per-parameter', 'random_pdf_normal', a, a, b),
+        # MXNet's float64 gradient agrees to ~1e-8 (docs/divergences.md: float64 gradients)
+        case('random_pdf_normal/float64', 'random_pdf_normal', nd('pdf_x64'), nd('pdf_a64'),
+             nd('pdf_b64'), grad=(0, 1, 2), tol=(1e-5, 1e-6)),
+        case('random_pdf_normal/mixed-dtypes', 'random_pdf_normal', nd('pdf_x64'), a, b),
+        case('random_pdf_normal/int32', 'random_pdf_normal', nd('pdf_i'), nd('pdf_i2'),
+             nd('pdf_i2')),
+        case('random_pdf_normal/shapes', 'random_pdf_normal', nd('pdf_x'), nd('pdf_simplex1'),
+             nd('pdf_simplex1')),
+        case('random_pdf_normal/parameter-shapes', 'random_pdf_normal', x, a,
+             nd('pdf_simplex1')),
+        case('random_pdf_normal/negative-sigma', 'random_pdf_normal', x, a, nd('pdf_low')),
+        case('random_pdf_exponential/fewer-sample-dims', 'random_pdf_exponential', a,
+             nd('pdf_a22')),
+        case('random_pdf_dirichlet/one', 'random_pdf_dirichlet', nd('pdf_simplex1'),
+             nd('pdf_alpha1'), grad=(0, 1)),
+        case('random_pdf_dirichlet/size', 'random_pdf_dirichlet', nd('pdf_simplex'),
+             nd('pdf_alpha1')),
+        case('random_pdf_poisson/fractions', '_internal._random_pdf_poisson', x, b),
+        case('random_pdf_gamma/no-beta', 'random_pdf_gamma', x, a),
+    ]
+    return cases
+
+
 #: Cases where gluonedu deliberately differs from MXNet 1.9.1 (as ``ops_cases.DIVERGENCES``).
 DIVERGENCES = {
     'unravel_index/int64-2d': ('MXNet 1.9.1 reads a 2-D array of flat indices as its first '
@@ -389,7 +458,7 @@ def extended(all_cases, make_inputs, divergences):
     and its divergences put in ``divergences``."""
     divergences.update(DIVERGENCES)
     def all_cases_here():
-        cases = all_cases() + linalg_cases() + misc_cases()
+        cases = all_cases() + linalg_cases() + misc_cases() + pdf_cases()
         ids = [c['id'] for c in cases]
         if len(set(ids)) != len(ids):
             raise ValueError('duplicate case ids: %s'
@@ -397,5 +466,5 @@ def extended(all_cases, make_inputs, divergences):
         return cases
 
     def make_inputs_here():
-        return {**make_inputs(), **linalg_inputs(), **misc_inputs()}
+        return {**make_inputs(), **linalg_inputs(), **misc_inputs(), **pdf_inputs()}
     return all_cases_here, make_inputs_here

@@ -8,7 +8,7 @@ with ``_`` (``_plus_scalar``, ``_zeros``) live in :mod:`gluonedu.ndarray._intern
 """
 from .. import registry
 from . import (assign, binary, coordinates, elemwise, im2col, indexing, init,  # noqa: F401
-               linalg, linalg_blas, linalg_lapack, linalg_layout, nn, reduce, sampling,
+               linalg, linalg_blas, linalg_lapack, linalg_layout, nn, pdf, reduce, sampling,
                sequence, shape, sorting, statistics)
 from .. import nn_ops  # noqa: F401 (Convolution, Pooling, BatchNorm, ... register too)
 from .binary import *  # noqa: F401,F403 (the Python-level arithmetic helpers)
