@@ -70,6 +70,6 @@ def solve_triangular(xp, t, b, lower):
     return x
 
 
-def batch_result(xp, values):
+def batch_result(values):
     """A per-matrix result of shape (batch...): MXNet gives a single matrix's as (1,)."""
     return values.reshape(1) if values.ndim == 0 else values

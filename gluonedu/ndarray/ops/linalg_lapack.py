@@ -5,6 +5,8 @@ A symmetric input is read from its lower triangle (potrf, syevd), as MXNet's ker
 The gradients are those of Seeger et al., "Auto-Differentiating Linear Algebra" (2017),
 which MXNet implements; ``copyltu(M)`` is the symmetric matrix of M's lower triangle.
 """
+from numpy.linalg import LinAlgError   # CuPy raises NumPy's too
+
 from ...base import MXNetError
 from .linalg_common import T, batch_result, check_matrices, check_square, declare, \
     solve_triangular
@@ -26,7 +28,7 @@ def _diag_embed(xp, values):
 def _inverse(xp, name, a):
     try:
         return xp.linalg.inv(a)
-    except xp.linalg.LinAlgError:
+    except LinAlgError:
         raise MXNetError('%s: a matrix of the input is singular (not invertible)'
                          % name) from None
 
@@ -55,7 +57,7 @@ def potrf(env, A):
     check_square('linalg_potrf', A)
     try:
         L = xp.linalg.cholesky(A)
-    except xp.linalg.LinAlgError:
+    except LinAlgError:
         raise MXNetError('linalg_potrf: a matrix of the input is not symmetric positive '
                          'definite, so it has no Cholesky factor') from None
 
@@ -145,7 +147,7 @@ def det(env, A):
         # d det(A) / dA = det(A) A^-T
         scale = (g.reshape(d.shape) * d)[..., None, None]
         return scale * T(_inverse(xp, 'linalg_det', A)),
-    return batch_result(xp, d), backward
+    return batch_result(d), backward
 
 
 def slogdet(env, A):
@@ -161,7 +163,7 @@ def slogdet(env, A):
         # d log|det(A)| / dA = A^-T; the sign is piecewise constant
         scale = grads[1].reshape(logabsdet.shape)[..., None, None]
         return scale * T(_inverse(xp, 'linalg_slogdet', A)),
-    return [batch_result(xp, sign), batch_result(xp, logabsdet)], backward
+    return [batch_result(sign), batch_result(logabsdet)], backward
 
 
 def sumlogdiag(env, A):
@@ -174,7 +176,7 @@ def sumlogdiag(env, A):
 
     def backward(g):
         return _diag_embed(xp, g.reshape(y.shape)[..., None] / diagonal),
-    return batch_result(xp, y), backward
+    return batch_result(y), backward
 
 
 declare('potrf', potrf)

@@ -11,19 +11,24 @@ from ...base import MXNetError
 from ..registry import Bool, Float, Int, Op, add
 
 
-def _lengths(xp, name, data, sequence_length, axis):
-    """(time axis, batch axis, each sequence's length as int64 (B,))."""
+def _lengths(xp, name, data, sequence_length, axis, shortest=None):
+    """Each sequence's length as int64 (B,), checked to lie in [shortest, T] unless
+    ``shortest`` is None (any length will do)."""
     if data.ndim < 2:
         raise MXNetError('%s: data needs at least 2 dimensions (time and batch), got shape %s'
                          % (name, data.shape))
-    time_axis, batch_axis = axis, 1 - axis
-    batch = data.shape[batch_axis]
+    steps, batch = data.shape[axis], data.shape[1 - axis]
     if sequence_length is None:
-        return time_axis, batch_axis, xp.full(batch, data.shape[time_axis], dtype=np.int64)
+        return xp.full(batch, steps, dtype=np.int64)
     if sequence_length.shape != (batch,):
         raise MXNetError('%s: sequence_length has shape %s, the batch is %d long'
                          % (name, sequence_length.shape, batch))
-    return time_axis, batch_axis, sequence_length.astype(np.int64)
+    lengths = sequence_length.astype(np.int64)
+    if shortest is not None and lengths.size and (int(lengths.min()) < shortest or
+                                                  int(lengths.max()) > steps):
+        raise MXNetError('%s: a sequence length is outside [%d, %d], the steps of data'
+                         % (name, shortest, steps))
+    return lengths
 
 
 def _time_major(xp, a, time_axis):
@@ -54,8 +59,11 @@ def sequence_last(env, data, sequence_length=None, *, use_sequence_length, axis)
     """The last element of each sequence: (B, ...)."""
     xp = env.xp
     _check_axis('SequenceLast', axis, (0, 1))
-    time_axis, _, lengths = _lengths(xp, 'SequenceLast', data, sequence_length, axis)
-    steps = _time_major(xp, data, time_axis)
+    lengths = _lengths(xp, 'SequenceLast', data, sequence_length, axis, shortest=1)
+    if data.shape[axis] == 0:
+        raise MXNetError('SequenceLast: the sequences have no steps (data of shape %s)'
+                         % (data.shape,))
+    steps = _time_major(xp, data, axis)
     batch = xp.arange(steps.shape[1])
     last = lengths - 1
     y = steps[last, batch]
@@ -63,7 +71,7 @@ def sequence_last(env, data, sequence_length=None, *, use_sequence_length, axis)
     def backward(g):
         grad = xp.zeros(steps.shape, dtype=g.dtype)
         grad[last, batch] = g
-        return _time_major(xp, grad, time_axis), None
+        return _time_major(xp, grad, axis), None
     return y.copy(), backward
 
 
@@ -77,9 +85,8 @@ def sequence_mask(env, data, sequence_length=None, *, use_sequence_length, value
     """``data`` with the steps beyond each sequence's length set to ``value``."""
     xp = env.xp
     _check_axis('SequenceMask', axis, (0, 1))
-    time_axis, _, lengths = _lengths(xp, 'SequenceMask', data, sequence_length, axis)
-    beyond = _past_the_end(xp, _time_major(xp, data, time_axis), lengths)
-    beyond = _time_major(xp, beyond, time_axis)
+    lengths = _lengths(xp, 'SequenceMask', data, sequence_length, axis)
+    beyond = _time_major(xp, _past_the_end(xp, _time_major(xp, data, axis), lengths), axis)
     y = xp.where(beyond, data.dtype.type(value), data)
 
     def backward(g):
@@ -98,7 +105,7 @@ def sequence_reverse(env, data, sequence_length=None, *, use_sequence_length, ax
     """Each sequence reversed in time; the padding beyond its length stays in place."""
     xp = env.xp
     _check_axis('SequenceReverse', axis, (0,))
-    _, _, lengths = _lengths(xp, 'SequenceReverse', data, sequence_length, axis)
+    lengths = _lengths(xp, 'SequenceReverse', data, sequence_length, axis, shortest=0)
     source = _reversed_steps(xp, data, lengths)
     batch = xp.arange(data.shape[1])[None, :]
     y = data[source, batch]
