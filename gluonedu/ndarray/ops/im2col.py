@@ -54,7 +54,7 @@ def _from_columns(xp, columns, shape, kernel, stride, dilate, pad, out_size):
 
 
 def im2col(env, data, kernel, stride, dilate, pad):
-    """The windows of ``data`` (N, C, *S) as columns: (N, C·prod(kernel), L)."""
+    """The windows of ``data`` (N, C, H, W) as columns: (N, C·prod(kernel), L)."""
     geometry = _geometry('im2col', data.shape[2:], kernel, stride, dilate, pad)
     args = (kernel,) + geometry
 
@@ -64,7 +64,7 @@ def im2col(env, data, kernel, stride, dilate, pad):
 
 
 def col2im(env, data, output_size, kernel, stride, dilate, pad):
-    """The image (N, C, *output_size) whose windows are the columns ``data``
+    """The image (N, C, ``*output_size``) whose windows are the columns ``data``
     (N, C·prod(kernel), L), overlapping entries summed."""
     geometry = _geometry('col2im', output_size, kernel, stride, dilate, pad)
     args = (kernel,) + geometry

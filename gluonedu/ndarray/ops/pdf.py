@@ -1,10 +1,10 @@
 """Densities of the samplers' distributions: ``random_pdf_<name>(sample, *params, is_log)``.
 
 The parameters (one value per distribution, all of one shape P) apply to the samples
-whose leading axes are P: ``sample`` is (*P, ...) and so is the result. (The Dirichlet's
-``alpha`` is (*P, k) and its samples (*P, ..., k) vectors: one density per vector.) The
-result is the density, or its log with ``is_log``. Parameters outside the distribution are
-not checked (as in MXNet): the formulas give what they give.
+whose leading axes are P: ``sample`` is ``(*P, ...)`` and so is the result. (The
+Dirichlet's ``alpha`` is ``(*P, k)`` and its samples ``(*P, ..., k)`` vectors: one density
+per vector.) The result is the density, or its log with ``is_log``. Parameters outside the
+distribution are not checked (as in MXNet): the formulas give what they give.
 
 Each distribution below gives its density and its score: the derivatives of the log
 density by the sample and by each parameter. The gradient of an input is then the output
