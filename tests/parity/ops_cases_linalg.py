@@ -7,7 +7,12 @@ densities ``nd.random_pdf_*``.
 """
 import numpy as np
 
-from ops_cases import case, method, nd, tup
+
+def _helpers():
+    """ops_cases' case builders, imported when the cases are built: ops_cases imports this
+    module at its end, so a module-level import would be circular."""
+    from ops_cases import case, method, nd, tup
+    return case, method, nd, tup
 
 
 def _spd(rng, *shape):
@@ -51,6 +56,7 @@ def linalg_inputs():
 
 def linalg_cases():
     """Each operator by both names, every parameter, gradients, and bad input."""
+    case, _, nd, tup = _helpers()
     L = 'linalg.'
     sq, bsq, spd, bspd = nd('la_sq'), nd('la_bsq'), nd('la_spd'), nd('la_bspd')
     cases = [
@@ -206,6 +212,7 @@ def misc_cases():
     """khatri_rao, moments, histogram, ravel/unravel, batch_take, onehot_encode,
     fill_element_0index, Sequence*, softmax_cross_entropy, SoftmaxActivation, im2col,
     col2im, slice_assign(_scalar)."""
+    case, method, nd, tup = _helpers()
     seq, lens = nd('mi_seq'), nd('mi_lens')
     rows, z34 = nd('mi_rows'), nd('mi_z34')
     big = nd('mi_big')
@@ -403,6 +410,7 @@ def pdf_inputs():
 def pdf_cases():
     """Each density and its log, their gradients for sample and parameters, and bad shapes
     and dtypes."""
+    case, _, nd, _ = _helpers()
     x, a, b = nd('pdf_x'), nd('pdf_a'), nd('pdf_b')
     two = {'normal': (x, a, b), 'uniform': (x, nd('pdf_low'), nd('pdf_high')),
            'gamma': (x, a, b), 'negative_binomial': (nd('pdf_counts'), b, nd('pdf_p')),
