@@ -8,6 +8,7 @@ from . import ndarray
 from . import ndarray as nd
 from . import autograd
 from . import random
+from . import random as rnd
 from . import name
 from . import attribute
 from .attribute import AttrScope

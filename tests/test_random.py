@@ -91,3 +91,17 @@ def test_shuffle_permutes_the_first_axis():
     assert rows == sorted(map(tuple, x.asnumpy().tolist()))
     assert not np.array_equal(y.asnumpy(), x.asnumpy())
     assert x.asnumpy()[:, 0].tolist() == list(range(0, 20, 2))  # the input is unchanged
+
+
+def test_mx_random_is_mxnets_namespace():
+    # as MXNet 1.9.1: mx.rnd is mx.random, whose samplers are nd.random's functions and
+    # whose Context is the context class
+    assert mx.rnd is mx.random and mx.random.Context is mx.Context
+    for name in ('uniform', 'normal', 'randn', 'randint', 'shuffle', 'exponential', 'gamma',
+                 'poisson', 'negative_binomial', 'generalized_negative_binomial',
+                 'multinomial'):
+        assert getattr(mx.random, name) is getattr(nd.random, name), name
+    mx.random.seed(3)
+    counts = mx.random.multinomial(nd.array([0.2, 0.8]), shape=4000).asnumpy()
+    assert abs(counts.mean() - 0.8) < 0.03
+    assert mx.random.poisson(4.0, shape=(2, 3)).shape == (2, 3)

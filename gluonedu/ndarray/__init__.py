@@ -2,13 +2,13 @@
 from .ndarray import NDArray, array, empty, zeros, ones, full, arange, waitall, from_numpy
 from .ops import *  # noqa: F401,F403
 from .ops import __all__ as _ops_all
-from . import sparse, random, registry, _internal  # noqa: F401
+from . import sparse, random, linalg, registry, _internal  # noqa: F401
 from .sparse import RowSparseNDArray, CSRNDArray, cast_storage
-from .io import save, load
+from .io import save, load, load_frombuffer
 
 __all__ = ['NDArray', 'RowSparseNDArray', 'CSRNDArray', 'array', 'empty', 'zeros', 'ones', 'full',
-           'arange', 'waitall', 'from_numpy', 'sparse', 'random', 'save', 'load',
-           'cast_storage'] + list(_ops_all)
+           'arange', 'waitall', 'from_numpy', 'sparse', 'random', 'linalg', 'save', 'load',
+           'load_frombuffer', 'cast_storage'] + list(_ops_all)
 
 
 def _publish(op):

@@ -21,6 +21,8 @@ are written atomically (:func:`gluonedu.files.atomic_write`).
 ``nd.load`` reads, see :mod:`.mxnet_format`); ``load`` recognises either format by its
 first bytes.
 """
+import io
+
 import numpy as np
 
 from ..base import MXNetError
@@ -30,7 +32,7 @@ from . import mxnet_format
 from .archive import DTYPES, ArchiveReader, shape_is_sane, write_archive
 from .ndarray import NDArray, from_numpy
 
-__all__ = ['save', 'load']
+__all__ = ['save', 'load', 'load_frombuffer']
 
 FORMAT = 'gluonedu.ndarray'
 VERSION = 1
@@ -179,13 +181,29 @@ def load(fname, ctx=None):
     The whole file is checked before any array is read; a damaged or foreign file
     raises MXNetError.
     """
-    from .sparse import csr_matrix, row_sparse_array
     ctx = ctx or cpu()
     with open(fname, 'rb') as f:
         if mxnet_format.is_mxnet_file(f.read(8)):
             f.seek(0)
             return mxnet_format.read(f, fname, ctx)
-    with ArchiveReader(fname, str(fname)) as reader:
+    return _load_archive(fname, str(fname), ctx)
+
+
+def load_frombuffer(buf):
+    """:func:`load` of a file's contents held in memory (bytes, or text), on cpu."""
+    if not isinstance(buf, (str, bytes)):
+        raise TypeError('load_frombuffer: buf must be bytes (or str), got %s'
+                        % type(buf).__name__)
+    data = buf.encode('utf-8') if isinstance(buf, str) else buf
+    if mxnet_format.is_mxnet_file(data[:8]):
+        return mxnet_format.read(io.BytesIO(data), 'the buffer', cpu())
+    return _load_archive(data, 'the buffer', cpu())
+
+
+def _load_archive(source, what, ctx):
+    """The arrays of a gluonedu archive: a path or its bytes, ``what`` in messages."""
+    from .sparse import csr_matrix, row_sparse_array
+    with ArchiveReader(source, what) as reader:
         manifest = reader.document(MANIFEST, _MANIFEST_BYTES + _MANIFEST_BYTES_PER_MEMBER
                                    * len(reader.members))
         _check_manifest(manifest, reader)

@@ -56,7 +56,8 @@ class _Reader:
     def __init__(self, f, fname):
         self.f = f
         self.fname = fname
-        self.size = os.fstat(f.fileno()).st_size
+        self.size = f.seek(0, os.SEEK_END)  # a file or a buffer (io.BytesIO)
+        f.seek(0)
         self.pos = 0
 
     def fail(self, what):

@@ -700,3 +700,21 @@ def _operator_method(function):
 for _name in _OPERATOR_METHODS:
     if hasattr(_ops, _name):
         setattr(NDArray, _name, _operator_method(getattr(_ops, _name)))
+
+
+def _slice_assign(self, rhs, begin, end, step):
+    """Write ``rhs`` into ``self[begin:end:step]`` (per axis; None: the whole axis) in
+    place and return ``self``. rhs has the slice's shape, self's dtype and context."""
+    return _ops.registry.invoke('_slice_assign', self, rhs, begin=begin, end=end, step=step,
+                                out=self)
+
+
+def _slice_assign_scalar(self, value, begin, end, step):
+    """Write the number ``value`` (cast to self's dtype) into ``self[begin:end:step]`` in
+    place and return ``self``."""
+    return _ops.registry.invoke('_slice_assign_scalar', self, value, begin=begin, end=end,
+                                step=step, out=self)
+
+
+NDArray.slice_assign = _slice_assign
+NDArray.slice_assign_scalar = _slice_assign_scalar

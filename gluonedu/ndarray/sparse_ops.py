@@ -55,8 +55,10 @@ __all__ = [
     'broadcast_minus', 'cast_storage', 'clip', 'sum', 'mean', 'norm', 'slice', 'concat',
     'zeros_like', 'stop_gradient', 'where', 'add_n',
     'abs', 'sign', 'sqrt', 'square', 'negative', 'relu', 'floor', 'ceil', 'round', 'trunc',
-    'sin', 'tanh', 'expm1', 'log1p', 'cbrt',
-    'exp', 'log', 'log2', 'log10', 'cos', 'rsqrt', 'sigmoid',
+    'sin', 'tanh', 'expm1', 'log1p', 'cbrt', 'tan', 'sinh', 'arcsin', 'arcsinh', 'arctan',
+    'arctanh', 'degrees', 'radians', 'fix', 'rint',
+    'exp', 'log', 'log2', 'log10', 'cos', 'rsqrt', 'sigmoid', 'arccos', 'arccosh', 'cosh',
+    'gamma', 'gammaln',
 ]
 
 _ARITH = ('add', 'subtract', 'multiply', 'divide')
@@ -328,10 +330,21 @@ tanh = _keeps_zeros('tanh')
 expm1 = _keeps_zeros('expm1')
 log1p = _keeps_zeros('log1p')
 cbrt = _keeps_zeros('cbrt')
+tan = _keeps_zeros('tan')
+sinh = _keeps_zeros('sinh')
+arcsin = _keeps_zeros('arcsin')
+arcsinh = _keeps_zeros('arcsinh')
+arctan = _keeps_zeros('arctan')
+arctanh = _keeps_zeros('arctanh')
+degrees = _keeps_zeros('degrees')
+radians = _keeps_zeros('radians')
+fix = _keeps_zeros('fix')
+rint = _keeps_zeros('rint')
 
 # f(0) != 0: these compute on the dense equivalent and return dense arrays.
 exp, log, log2, log10 = ops.exp, ops.log, ops.log2, ops.log10
 cos, rsqrt, sigmoid = ops.cos, ops.rsqrt, ops.sigmoid
+arccos, arccosh, cosh, gamma, gammaln = ops.arccos, ops.arccosh, ops.cosh, ops.gamma, ops.gammaln
 where, add_n = ops.where, ops.add_n
 
 

@@ -39,17 +39,25 @@ FLOATS = ('float16', 'float32', 'float64')
 #: error ~1e-7): they are compared as float32 results are (docs/divergences.md).
 SINGLE_PRECISION_GRADIENTS = ('erf', 'erfinv', 'gamma', 'gammaln')
 BAD_VALUES = ('x', 2.5, '(1, x)', -7)
+#: The batched linear-algebra operators: their square inputs are made well-conditioned,
+#: and their results compared within LAPACK_TOLERANCE (MXNet's LAPACK calls and NumPy's
+#: round differently; docs/divergences.md).
+LINALG = '_linalg_'
+LAPACK_TOLERANCE = (1e-4, 1e-5)
 
 
 def fuzzed_ops():
     """The table's operators the suite calls, and the ``mx.nd`` name each is called by
-    (MXNet has the ``_random_<name>_like`` samplers as ``random.<name>_like`` only)."""
+    (MXNet has the ``_random_<name>_like`` samplers as ``random.<name>_like`` only, and
+    ``_linalg_syevd`` as ``linalg.syevd``)."""
     ops = []
     for op in registry.list_ops():
         public = [n for n in (op.name,) + op.aliases if not n.startswith('_')]
         like = re.fullmatch(r'_random_(\w+_like)', op.name)
         ops.append((op, public[0] if public else
-                    'random.' + like.group(1) if like else '_internal.' + op.name))
+                    'random.' + like.group(1) if like else
+                    'linalg.' + op.name[len('_linalg_'):] if op.name.startswith('_linalg_')
+                    else '_internal.' + op.name))
     return ops
 
 
@@ -101,14 +109,24 @@ def _value(draw, param, ndim, bad):
     return 'cpu(0)' if param.name == 'ctx' else draw(st.sampled_from(('', 'x')))
 
 
-def _input_array(draw, rng, name, shape, dtype):
+def _input_array(draw, rng, name, shape, dtype, well_conditioned=False):
     if name in INDEX_INPUTS or (name == 'data' and dtype[0] in 'iu' and rng.rand() < 0.5):
         data = rng.randint(0, 4, size=shape)
     else:
         data = rng.uniform(-3, 3, size=shape)
         if dtype[0] in 'iu':
             data = np.round(data) + (3 if dtype[0] == 'u' else 0)
+        elif well_conditioned and len(shape) >= 2 and shape[-1] == shape[-2]:
+            data = data + _separated_diagonal(shape[-1])
     return data.astype(dtype)
+
+
+def _separated_diagonal(n):
+    """diag(8n, 16n, ..., 8n·n): added to a square matrix of entries in [-3, 3], it makes
+    the matrix (and the symmetric one of its lower triangle) well-conditioned, positive
+    definite, with eigenvalues far apart (Gershgorin's discs do not meet). Linear algebra on
+    ill-conditioned matrices compares rounding noise, not the operators."""
+    return np.diag(8.0 * n * np.arange(1, n + 1))
 
 
 def draw_case(draw, op, call_name, case_id, rng):
@@ -143,7 +161,8 @@ def draw_case(draw, op, call_name, case_id, rng):
         shape = first if i == 0 else _related_shape(draw, first)
         kind = dtype if draw(st.integers(0, 7)) else draw(st.sampled_from(DTYPES))
         key = '%s:%d' % (case_id, i)
-        inputs[key] = _input_array(draw, rng, name, shape, kind)
+        inputs[key] = _input_array(draw, rng, name, shape, kind,
+                                   well_conditioned=op.name.startswith(LINALG))
         args.append({'nd': key})
     random_output = op.name.startswith(RANDOM_OUTPUT) or (
         op.name == 'LeakyReLU' and params.get('act_type') == 'rrelu')
@@ -154,6 +173,8 @@ def draw_case(draw, op, call_name, case_id, rng):
             'compare': 'shape' if random_output else 'values', 'seed': 0}
     if grad and op.name in SINGLE_PRECISION_GRADIENTS:
         case['tol'] = list(ops_outcomes.TOLERANCES['float32'])
+    if op.name.startswith(LINALG):
+        case['tol'] = list(LAPACK_TOLERANCE)
     return case, inputs
 
 

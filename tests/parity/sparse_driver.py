@@ -193,6 +193,19 @@ def _elementwise(mx, inputs, _):
     return out
 
 
+def _elementwise_math(mx, inputs, _):
+    """Trigonometric, hyperbolic, rounding and gamma functions on csr and row_sparse inputs
+    (values in (-1, 1), each function's domain): f(0) = 0 keeps the storage, else dense."""
+    sp = mx.nd.sparse
+    small = inputs['small'] / 5
+    arrays = {'csr': mx.nd.array(small).tostype('csr'),
+              'rsp': mx.nd.array(small).tostype('row_sparse')}
+    return {'%s_%s' % (kind, name): getattr(sp, name)(x) for kind, x in arrays.items()
+            for name in ('arccos', 'arccosh', 'arcsin', 'arcsinh', 'arctan', 'arctanh', 'cosh',
+                         'degrees', 'fix', 'gamma', 'gammaln', 'radians', 'rint', 'sinh',
+                         'tan')}
+
+
 def _reductions(mx, inputs, _):
     sp = mx.nd.sparse
     x = _csr(mx, inputs)
@@ -379,6 +392,7 @@ def _adagrad_csr_grad(mx, inputs):
 
 OP_CASES = {'construction': _construction, 'properties': _properties, 'slicing': _slicing,
             'arithmetic': _arithmetic, 'in_place': _in_place, 'elementwise': _elementwise,
+            'elementwise_math': _elementwise_math,
             'reductions': _reductions, 'dots': _dots, 'dot_gradients': _dot_gradients,
             'save_load': _save_load, 'optimizer_updates': _optimizer_updates,
             'random_csr': _random_csr}

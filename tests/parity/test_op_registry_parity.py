@@ -48,7 +48,8 @@ def _mxnet_default(text):
 def _differences(op, entry):
     """What differs between our declaration of ``op`` and MXNet's ``entry``."""
     problems = []
-    # array inputs are typed 'NDArray-or-Symbol' (all_finite's 'NDArray')
+    # an operator's array inputs are 'NDArray-or-Symbol'; a legacy NDArray-only function's
+    # (all_finite, fill_element_0index, _onehot_encode) are 'NDArray'
     inputs = [(n, t) for n, t in entry['args'] if t.startswith('NDArray')]
     theirs = ['*' + n if t.endswith('[]') else n for n, t in inputs]
     ours = ['*' + op.input_names[0]] if op.variadic else list(op.input_names)

@@ -7,12 +7,13 @@ pick a ``broadcast_*`` or ``*_scalar`` operator by their operands' types. Names 
 with ``_`` (``_plus_scalar``, ``_zeros``) live in :mod:`gluonedu.ndarray._internal`.
 """
 from .. import registry
-from . import (binary, elemwise, indexing, init, linalg, nn, reduce,  # noqa: F401 (register)
-               sampling, shape, sorting)
+from . import (assign, binary, coordinates, elemwise, im2col, indexing, init,  # noqa: F401
+               linalg, linalg_blas, linalg_lapack, linalg_layout, nn, pdf, reduce, sampling,
+               sequence, shape, sorting, statistics)
 from .. import nn_ops  # noqa: F401 (Convolution, Pooling, BatchNorm, ... register too)
 from . import amp, ctc, regression_output  # noqa: F401 (mixed precision, CTCLoss, outputs)
 from .binary import *  # noqa: F401,F403 (the Python-level arithmetic helpers)
-from .functions import *  # noqa: F401,F403 (eye, linspace, concatenate, moveaxis, split_v2)
+from .functions import *  # noqa: F401,F403 (eye, linspace, concatenate, histogram, ...)
 from . import functions
 
 

@@ -1,13 +1,16 @@
 """Python-level functions of ``mx.nd`` built from operators (as in MXNet, not operators
-themselves): eye, linspace, concatenate, moveaxis, split_v2."""
+themselves): eye, linspace, concatenate, moveaxis, split_v2, histogram, onehot_encode."""
+import numbers
+
 import numpy as np
 
 from ...base import MXNetError
 from ...context import current_context
-from ..ndarray import NDArray
+from ..ndarray import NDArray, array
 from ..registry import invoke
 
-__all__ = ['eye', 'linspace', 'concatenate', 'moveaxis', 'split_v2']
+__all__ = ['eye', 'linspace', 'concatenate', 'moveaxis', 'split_v2', 'histogram',
+           'onehot_encode']
 
 
 def eye(N, M=0, k=0, ctx=None, dtype=None, **kwargs):
@@ -67,3 +70,23 @@ def split_v2(ary, indices_or_sections, axis=0, squeeze_axis=False):
         raise MXNetError('split_v2 splits an NDArray, got %s' % type(ary).__name__)
     return invoke('_split_v2', ary, indices=tuple(indices), axis=axis,
                   squeeze_axis=squeeze_axis)
+
+
+def histogram(a, bins=10, range=None):  # pylint: disable=redefined-builtin
+    """(counts, edges) of the values of ``a``: ``bins`` an NDArray of edges, or a number
+    of equal bins over ``range`` — without ``range``, NumPy's histogram of the values (as
+    MXNet, computed on the host and returned as float32 arrays)."""
+    if isinstance(bins, NDArray):
+        return invoke('_histogram', a, bins)
+    if isinstance(bins, numbers.Integral):
+        if range is None:
+            counts, edges = np.histogram(a.asnumpy(), bins=bins)
+            return array(counts), array(edges)
+        return invoke('_histogram', a, bin_cnt=bins, range=range)
+    raise ValueError('histogram: bins must be an int or an NDArray of edges')
+
+
+def onehot_encode(indices, out):
+    """Write into ``out`` (N, K) the rows one_hot of ``indices`` (N,); returns ``out``.
+    (MXNet's older form of ``one_hot``.)"""
+    return invoke('_onehot_encode', indices, out, out=out)

@@ -1,4 +1,4 @@
-"""Selecting elements: slice, slice_axis, take, pick, one_hot, where.
+"""Selecting elements: slice, slice_axis, take, pick, batch_take, one_hot, where.
 
 Integer indices may come in any dtype (float ids are truncated, as MXNet does); the
 gradient of the indexed array scatters the output's gradient back (summing where ids
@@ -26,30 +26,38 @@ def _sliced(env, op, data, key, allow_empty=False):
     return y.copy(), backward
 
 
+def slice_key(op, shape, begin, end, step, check_begin=True):
+    """The Python key of ``[begin:end:step]`` per axis of an array of ``shape`` (``None``
+    entries: the whole axis), checked as MXNet checks ``slice``'s parameters: a begin
+    outside the axis is an error (unless not ``check_begin``: clipped, as Python slices)
+    while an end past it is clipped."""
+    if begin is None or end is None:
+        raise MXNetError('%s: begin and end are required' % op)
+    if len(begin) != len(end) or (step and len(step) != len(begin)):
+        raise MXNetError('%s: begin %s, end %s and step %s need the same length'
+                         % (op, tuple(begin), tuple(end), tuple(step)))
+    if len(begin) > len(shape):
+        raise MXNetError('%s: %d bounds for an input of %d dimensions'
+                         % (op, len(begin), len(shape)))
+    step = step or (None,) * len(begin)  # None or (): step 1 everywhere
+    for axis, (b, s) in enumerate(zip(begin, step)):
+        if s == 0:
+            raise MXNetError('%s: the step of axis %d cannot be 0' % (op, axis))
+        n = shape[axis]
+        if check_begin and b is not None and not -n <= b < n:
+            raise MXNetError('%s: begin %d is outside axis %d of size %d' % (op, b, axis, n))
+    return tuple(slice(b, e, s) for b, e, s in zip(begin, end, step))
+
+
 def slice_(env, data, begin, end, step):
     """``data[begin:end:step]`` per axis; ``None`` entries mean the whole axis.
 
     As MXNet, a begin outside the axis is an error while an end past it is clipped.
     """
-    if begin is None or end is None:
-        raise MXNetError('slice: begin and end are required')
-    if len(begin) != len(end) or (step and len(step) != len(begin)):
-        raise MXNetError('slice: begin %s, end %s and step %s need the same length'
-                         % (tuple(begin), tuple(end), tuple(step)))
-    if len(begin) > data.ndim:
-        raise MXNetError('slice: %d bounds for an input of %d dimensions'
-                         % (len(begin), data.ndim))
-    step = step or (None,) * len(begin)  # None or (): step 1 everywhere
-    for axis, (b, s) in enumerate(zip(begin, step)):
-        if s == 0:
-            raise MXNetError('slice: the step of axis %d cannot be 0' % axis)
-        n = data.shape[axis]
-        if b is not None and not -n <= b < n:
-            raise MXNetError('slice: begin %d is outside axis %d of size %d' % (b, axis, n))
-    key = tuple(slice(b, e, s) for b, e, s in zip(begin, end, step))
+    key = slice_key('slice', data.shape, begin, end, step)
     # As MXNet: an empty range is an error, except with a negative step.
-    return _sliced(env, 'slice', data, key, allow_empty=any(s is not None and s < 0
-                                                             for s in step))
+    return _sliced(env, 'slice', data, key, allow_empty=any(
+        k.step is not None and k.step < 0 for k in key))
 
 
 add(Op('slice', slice_, aliases=('crop',), params=[
@@ -149,6 +157,30 @@ add(Op('pick', pick, ('data', 'index'), aliases=('choose_element_0index',), same
        params=[Axis('axis', -1, optional=True, doc='The axis to pick along.'),
                Bool('keepdims', False, doc='Keep the picked axis with size 1.'),
                Enum('mode', ('clip', 'wrap'), 'clip', doc='What out-of-range ids do.')]))
+
+
+def not_differentiable(name):
+    """The backward of an operator MXNet registers no gradient for."""
+    def backward(*_):
+        raise MXNetError('%s is not differentiable (MXNet registers no gradient for it)' % name)
+    return backward
+
+
+def batch_take(env, a, indices):
+    """Row i's entry at ``indices[i]`` (clipped to the row) of ``a`` seen as rows of its
+    last axis (MXNet's older ``pick(a, indices, axis=-1)``); of the shape of ``indices``."""
+    if a.ndim < 2:
+        raise MXNetError('batch_take needs data of at least 2 dimensions, got shape %s'
+                         % (a.shape,))
+    if indices.dtype != np.int32:
+        raise MXNetError('batch_take takes int32 indices, got %s; convert them with '
+                         ".astype('int32')" % indices.dtype)
+    rows = a.reshape(-1, a.shape[-1])
+    y, _ = pick(env, rows, indices.reshape(-1), axis=1, keepdims=False, mode='clip')
+    return y.reshape(indices.shape), not_differentiable('batch_take')
+
+
+add(Op('batch_take', batch_take, ('a', 'indices'), same_dtype=False))
 
 
 _ONE_HOT_DTYPES = ('bfloat16', 'float16', 'float32', 'float64', 'int32', 'int64', 'int8',

@@ -1,4 +1,4 @@
-"""Matrix products: dot and batch_dot.
+"""Matrix products: dot, batch_dot and khatri_rao.
 
 Sparse inputs reach ``dot`` densified unless a storage-aware implementation is registered
 (``compute_ex`` of the entry), as MXNet falls back to dense storage.
@@ -8,7 +8,8 @@ import numpy as np
 from ...base import MXNetError
 from ..infer import forward_rule
 from ..nn_ops.kernels.blas import threads_for
-from ..registry import Bool, Enum, Op, add, get
+from ..registry import Bool, Enum, Int, Op, add, get
+from .indexing import not_differentiable
 
 def _check_float(env, name, array):
     """As MXNet: products of float32/float64 arrays (float16 too on a GPU)."""
@@ -120,3 +121,20 @@ def _batch_dot_shape(in_shapes, params):
 
 add(Op('batch_dot', batch_dot, ('lhs', 'rhs'), params=_PRODUCT_PARAMS,
        infer_shape=_batch_dot_shape))
+
+
+def khatri_rao(env, *args, num_args):
+    """The column-wise Kronecker product of matrices (m_i, n): (m_1·m_2·…, n), column j
+    the Kronecker product of the inputs' columns j."""
+    for a in args:
+        if a.ndim != 2 or a.shape[1] != args[0].shape[1]:
+            raise MXNetError('khatri_rao takes matrices of one number of columns, got shapes '
+                             '%s' % ', '.join(str(x.shape) for x in args))
+    y = args[0]
+    for a in args[1:]:
+        y = (y[:, None, :] * a[None, :, :]).reshape(-1, y.shape[1])
+    return y.copy(), not_differentiable('khatri_rao')
+
+
+add(Op('khatri_rao', khatri_rao, ('*args',), dtypes=('float32', 'float64'), params=[
+    Int('num_args', low=1, doc='The number of matrices (set from the call).')]))

@@ -1,4 +1,5 @@
-"""Layer operators: FullyConnected, Embedding, Dropout, softmax, log_softmax, softmin.
+"""Layer operators: FullyConnected, Embedding, Dropout, softmax, log_softmax, softmin,
+SoftmaxActivation, softmax_cross_entropy.
 
 The operators of convolutional networks (Convolution, Pooling, BatchNorm, LeakyReLU, ...)
 are in :mod:`gluonedu.ndarray.nn_ops`."""
@@ -206,3 +207,44 @@ def softmin(env, data, axis, temperature, dtype, use_length):
 
 add(Op('softmin', softmin, dtypes=FLOATS, quiet=True, infer_shape=like_first,
        params=_softmax_params()))
+
+
+def softmax_activation(env, data, mode):
+    """softmax over the last axis of each instance ('instance'), or over the channels,
+    axis 1, at every position ('channel': at least 3 dimensions)."""
+    if mode == 'channel' and data.ndim < 3:
+        raise MXNetError("SoftmaxActivation: mode='channel' needs an input of at least 3 "
+                         'dimensions (N, C, ...), got shape %s' % (data.shape,))
+    axis = 1 if mode == 'channel' else data.ndim - 1
+    return softmax(env, data, axis=axis, temperature=None, dtype=None, use_length=False)
+
+
+add(Op('SoftmaxActivation', softmax_activation, dtypes=('float32',), quiet=True,
+       infer_shape=like_first, params=[
+           Enum('mode', ('channel', 'instance'), 'instance',
+                doc="'instance': over the last axis; 'channel': over axis 1.")]))
+
+
+def softmax_cross_entropy(env, data, label):
+    """Σ_i -log softmax(data_i)[label_i] over the batch: shape (1,). ``data`` is (N, K),
+    ``label`` (N,) class ids of data's dtype."""
+    xp = env.xp
+    if data.ndim != 2 or label.ndim != 1:
+        raise MXNetError('softmax_cross_entropy takes data (N, K) and label (N,), got shapes '
+                         '%s and %s' % (data.shape, label.shape))
+    if label.shape[0] != data.shape[0]:
+        raise MXNetError('softmax_cross_entropy: %d labels for a batch of %d'
+                         % (label.shape[0], data.shape[0]))
+    log_p, _ = log_softmax(env, data, axis=1, temperature=None, dtype=None, use_length=False)
+    ids = xp.clip(label.astype(np.int64), 0, data.shape[1] - 1)[:, None]
+    y = -xp.take_along_axis(log_p, ids, axis=1).sum(keepdims=True).reshape(1)
+
+    def backward(g):
+        grad = xp.exp(log_p)
+        xp.put_along_axis(grad, ids, xp.take_along_axis(grad, ids, axis=1) - 1, axis=1)
+        return grad * g.reshape(()), None
+    return y, backward
+
+
+add(Op('softmax_cross_entropy', softmax_cross_entropy, ('data', 'label'), dtypes=FLOATS,
+       quiet=True))
