@@ -30,10 +30,10 @@ there): a little more arithmetic, no copies of the windows.
 """
 import numpy as np
 
-from . import blas
+from . import blas, conv_winograd
 from .windows import conv_output_size, offset_slices, window_view
 
-__all__ = ['forward', 'backward_data', 'backward_weight']
+__all__ = ['forward', 'forward_keeping', 'backward_data', 'backward_weight']
 
 
 def _out_size(x_shape, kernel, stride, pad, dilate):
@@ -124,6 +124,7 @@ def _grid_rows(dy, padded):
 
 
 def _shifted_forward(x, w, pad, dilate, out_size):
+    """``(y, xl)``: the convolution, and the padded channel-last data it multiplied."""
     xl = _channels_last(np, x, pad)
     padded, rows = xl.shape[1:-1], xl.reshape(-1, x.shape[1])
     offsets = _row_offsets(padded, w.shape[2:], dilate)
@@ -133,7 +134,7 @@ def _shifted_forward(x, w, pad, dilate, out_size):
         blas.accumulate(y[:used], rows[offset:offset + used], tap)
     y = y.reshape((x.shape[0],) + tuple(padded) + (w.shape[0],))
     return np.ascontiguousarray(np.moveaxis(
-        y[(slice(None),) + tuple(slice(0, o) for o in out_size)], -1, 1))
+        y[(slice(None),) + tuple(slice(0, o) for o in out_size)], -1, 1)), xl
 
 
 def _shifted_backward_data(dy, w, x_shape, pad, dilate):
@@ -149,8 +150,8 @@ def _shifted_backward_data(dy, w, x_shape, pad, dilate):
     return np.ascontiguousarray(np.moveaxis(dx[(slice(None),) + crop], -1, 1))
 
 
-def _shifted_backward_weight(x, dy, w_shape, pad, dilate):
-    xl = _channels_last(np, x, pad)
+def _shifted_backward_weight(x, dy, w_shape, pad, dilate, xl):
+    xl = _channels_last(np, x, pad) if xl is None else xl
     padded, rows = xl.shape[1:-1], xl.reshape(-1, x.shape[1])
     dy_rows = _grid_rows(dy, padded)
     offsets = _row_offsets(padded, w_shape[2:], dilate)
@@ -162,15 +163,17 @@ def _shifted_backward_weight(x, dy, w_shape, pad, dilate):
 
 # ---------------------------------------------------------------------- im2col + GEMM
 def _im2col_forward(xp, x, w, stride, pad, dilate, groups, out_size):
+    """``(y, cols)``: the convolution, and the windows it multiplied."""
     cols = _im2col(xp, x, w.shape[2:], stride, pad, dilate, groups, out_size)
     y = _per_group(xp, cols.transpose(1, 0, 2), _weight_matrices(xp, w, groups))
     y = y.transpose(1, 0, 2).reshape(cols.shape[0], -1)
-    return _to_channels_first(xp, y, x.shape[0], out_size)
+    return _to_channels_first(xp, y, x.shape[0], out_size), cols
 
 
-def _im2col_backward_weight(xp, x, dy, w_shape, stride, pad, dilate, groups):
+def _im2col_backward_weight(xp, x, dy, w_shape, stride, pad, dilate, groups, cols):
     kernel, out_size = w_shape[2:], dy.shape[2:]
-    cols = _im2col(xp, x, kernel, stride, pad, dilate, groups, out_size)
+    if cols is None:
+        cols = _im2col(xp, x, kernel, stride, pad, dilate, groups, out_size)
     dy_rows = xp.moveaxis(dy, 1, -1).reshape(-1, groups, w_shape[0] // groups)
     dw = _per_group(xp, cols.transpose(1, 2, 0), dy_rows.transpose(1, 0, 2))
     # (G, *K, C/G, O/G) -> (O, C/G, *K)
@@ -202,24 +205,40 @@ def _im2col_backward_data(xp, dy, w, x_shape, stride, pad, dilate, groups):
 # ---------------------------------------------------------------------- the kernels
 def forward(xp, x, w, stride, pad, dilate, groups):
     """The convolution of ``x`` with ``w`` (no bias)."""
+    return forward_keeping(xp, x, w, stride, pad, dilate, groups)[0]
+
+
+def forward_keeping(xp, x, w, stride, pad, dilate, groups):
+    """``(y, kept)``: the convolution, and the transformed data that
+    :func:`backward_weight` multiplies again (windows, padded rows or Winograd tiles)."""
     out_size = _out_size(x.shape, w.shape[2:], stride, pad, dilate)
     with blas.threads_for(xp, _macs(x.shape, w.shape, out_size)):
+        if conv_winograd.applies(xp, x.dtype, w.shape[2:], stride, pad, dilate, groups,
+                                 x.shape[1], w.shape[0]):
+            return conv_winograd.forward(x, w, pad, out_size)
         if _shifted(xp, x.dtype, stride, groups, x.shape[1]):
             return _shifted_forward(x, w, pad, dilate, out_size)
         return _im2col_forward(xp, x, w, stride, pad, dilate, groups, out_size)
 
 
-def backward_weight(xp, x, dy, w_shape, stride, pad, dilate, groups):
-    """The gradient of the convolution's weight (of shape ``w_shape``)."""
+def backward_weight(xp, x, dy, w_shape, stride, pad, dilate, groups, kept=None):
+    """The gradient of the convolution's weight (of shape ``w_shape``); ``kept`` is what
+    :func:`forward_keeping` returned beside ``y`` for this ``x`` (None: recompute it)."""
     with blas.threads_for(xp, _macs(x.shape, w_shape, dy.shape[2:])):
+        if conv_winograd.applies(xp, x.dtype, w_shape[2:], stride, pad, dilate, groups,
+                                 x.shape[1], w_shape[0]):
+            return conv_winograd.backward_weight(x, dy, w_shape, pad, kept)
         if _shifted(xp, x.dtype, stride, groups, x.shape[1]):
-            return _shifted_backward_weight(x, dy, w_shape, pad, dilate)
-        return _im2col_backward_weight(xp, x, dy, w_shape, stride, pad, dilate, groups)
+            return _shifted_backward_weight(x, dy, w_shape, pad, dilate, kept)
+        return _im2col_backward_weight(xp, x, dy, w_shape, stride, pad, dilate, groups, kept)
 
 
 def backward_data(xp, dy, w, x_shape, stride, pad, dilate, groups):
     """The gradient of the convolution's input (of shape ``x_shape``)."""
     with blas.threads_for(xp, _macs(x_shape, w.shape, dy.shape[2:])):
+        if conv_winograd.applies(xp, dy.dtype, w.shape[2:], stride, pad, dilate, groups,
+                                 x_shape[1], w.shape[0]):
+            return conv_winograd.backward_data(dy, w, x_shape, pad)
         if _shifted(xp, dy.dtype, stride, groups, x_shape[1]):
             return _shifted_backward_data(dy, w, x_shape, pad, dilate)
         return _im2col_backward_data(xp, dy, w, x_shape, stride, pad, dilate, groups)
