@@ -97,6 +97,8 @@ def backward_weight(x, dy, w_shape, pad, v=None):
                            _tiles(out_size[1])), dtype=dy.dtype)
     _loops().gradient_tiles(np.ascontiguousarray(dy), g)
     m = np.matmul(g.reshape(16, dy.shape[1], -1), v.transpose(0, 2, 1))  # (16, O, C)
-    dw = np.einsum('ak,aboc,bl->ockl', G, m.reshape((4, 4) + m.shape[1:]).astype(np.float64),
-                   G)
-    return dw.astype(dy.dtype)
+    m = m.reshape((4, 4) + m.shape[1:]).astype(np.float64)
+    # Gᵀ·m·G for every (o, c), as two products along the tile axes (a BLAS call each)
+    rows = np.tensordot(G, m, axes=([0], [0]))                     # (k, b, O, C)
+    dw = np.tensordot(rows, G, axes=([1], [0])).transpose(1, 2, 0, 3)  # (O, C, k, l)
+    return np.ascontiguousarray(dw, dtype=dy.dtype)
