@@ -62,7 +62,9 @@ def _data_tiles(x, pad, out_size):
 
 def _kernel_tiles(w):
     """``U = G·g·Gᵀ`` of each (output, input) channel pair, ``(16, O, C)``."""
-    u = np.einsum('ak,ockl,bl->aboc', G, w.astype(np.float64), G)
+    # two products along the kernel axes (a BLAS call each), like the weight gradient's
+    rows = np.tensordot(G, w.astype(np.float64), axes=([1], [2]))   # (a, O, C, l)
+    u = np.tensordot(rows, G, axes=([3], [1])).transpose(0, 3, 1, 2)  # (a, b, O, C)
     return np.ascontiguousarray(u.reshape(16, w.shape[0], w.shape[1]), dtype=w.dtype)
 
 
