@@ -260,3 +260,20 @@ def test_winograd_leaves_other_convolutions_to_the_gemm_kernels():
     assert not applies(np, np.float32, (3, 3), (1, 1), (3, 3), (1, 1), 1, wide, wide)
     assert not applies(np, np.float32, (3, 3), (1, 1), (1, 1), (1, 1), 1, wide - 1, wide)
     assert not applies(np, np.int32, (3, 3), (1, 1), (1, 1), (1, 1), 1, wide, wide)
+
+
+@pytest.mark.parametrize('dtype', ['float32', 'float64'])
+def test_compiled_max_pooling_breaks_ties_and_nans_as_the_reference(dtype):
+    """2-D max pooling's numba loops: ties go to the first entry, a later NaN never wins,
+    nor does the padding."""
+    x = np.array([[[[1, 3, 3, 0], [3, 2, np.nan, 5], [-1, -1, 4, 4], [0, 0, 4, 4]]]],
+                 dtype=dtype)
+    geometry = ((3, 3), (2, 2), (1, 1), (2, 2))
+    results = []
+    for kernels in (pool_reference, pool_fast):
+        y, saved = kernels.forward(np, x, *geometry, 'max', True, None)
+        dx = kernels.backward(np, np.arange(1.0, 5.0, dtype=dtype).reshape(y.shape), y, saved,
+                              x.shape, *geometry[:3], 'max', True, None)
+        results.append((y, dx))
+    np.testing.assert_array_equal(results[1][0], results[0][0])
+    np.testing.assert_array_equal(results[1][1], results[0][1])

@@ -30,7 +30,7 @@ there): a little more arithmetic, no copies of the windows.
 """
 import numpy as np
 
-from . import blas, conv_winograd
+from . import batchnorm_fast, blas, conv_winograd
 from .windows import conv_output_size, offset_slices, window_view
 
 __all__ = ['forward', 'forward_keeping', 'backward_data', 'backward_weight']
@@ -55,6 +55,12 @@ def _to_channels_first(xp, rows, batch, out_size):
     """``(M, C)`` rows back to a contiguous ``(N, C, *out)`` array."""
     y = rows.reshape((batch,) + tuple(out_size) + (rows.shape[-1],))
     return xp.ascontiguousarray(xp.moveaxis(y, -1, 1))
+
+
+def _compiled_2d(xp, dtype, kernel):
+    """Whether im2col/col2im run as numba loops (2-D NumPy float data, numba present)."""
+    return (xp is np and len(kernel) == 2 and np.dtype(dtype) in (np.float32, np.float64)
+            and batchnorm_fast.available())
 
 
 def _im2col(xp, x, kernel, stride, pad, dilate, groups, out_size):
@@ -189,6 +195,12 @@ def _im2col_backward_data(xp, dy, w, x_shape, stride, pad, dilate, groups):
     dy_rows = xp.moveaxis(dy, 1, -1).reshape(-1, groups, w.shape[0] // groups)
     weights = _weight_matrices(xp, w, groups)
     dcols = _per_group(xp, dy_rows.transpose(1, 0, 2), weights.transpose(0, 2, 1))
+    if _compiled_2d(xp, dy.dtype, kernel):
+        from . import im2col_numba
+        dx = np.zeros(x_shape, dtype=dy.dtype)
+        im2col_numba.col2im_2d(dcols.transpose(1, 0, 2), *kernel, *stride, *pad, *dilate,
+                               *out_size, dx)
+        return dx
     # (G, M, K·C/G) -> (N, *out, G, *K, C/G): one block per kernel offset
     dcols = dcols.transpose(1, 0, 2).reshape(
         (x_shape[0],) + tuple(out_size) + (groups,) + tuple(kernel) + (x_shape[1] // groups,))
