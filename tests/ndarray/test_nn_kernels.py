@@ -277,3 +277,22 @@ def test_compiled_max_pooling_breaks_ties_and_nans_as_the_reference(dtype):
         results.append((y, dx))
     np.testing.assert_array_equal(results[1][0], results[0][0])
     np.testing.assert_array_equal(results[1][1], results[0][1])
+
+
+@pytest.mark.parametrize('stride', [(1, 1), (2, 2), (3, 1), (2,), (1, 2, 2)])
+def test_pointwise_kernels_equal_reference(stride):
+    """1×1 kernels without padding are one channel product per sample (any stride)."""
+    rng = np.random.RandomState(len(stride) * 10 + sum(stride))
+    x = rng.standard_normal((2, 5) + (7, 6, 5)[:len(stride)])
+    w = rng.standard_normal((4, 5) + (1,) * len(stride))
+    geometry = (stride, (0,) * len(stride), (2,) * len(stride), 1)
+    assert conv_fast._pointwise(w.shape[2:], geometry[1], 1)
+    y = conv_reference.forward(np, x, w, *geometry)
+    np.testing.assert_allclose(conv_fast.forward(np, x, w, *geometry), y, rtol=1e-12,
+                               atol=1e-12)
+    dy = rng.standard_normal(y.shape)
+    np.testing.assert_allclose(conv_fast.backward_data(np, dy, w, x.shape, *geometry),
+                               conv_reference.backward_data(np, dy, w, x.shape, *geometry),
+                               rtol=1e-12, atol=1e-12)
+    _check_weight_gradient(x, w, dy, geometry,
+                           conv_reference.backward_weight(np, x, dy, w.shape, *geometry), 1e-12)
