@@ -174,6 +174,18 @@ def test_use_kernels_refuses_unknown_names():
             pass
 
 
+def _check_kernels(rng, x, w, geometry, tol):
+    """conv_fast's forward pass and both gradients equal conv_reference's."""
+    y = conv_reference.forward(np, x, w, *geometry)
+    np.testing.assert_allclose(conv_fast.forward(np, x, w, *geometry), y, rtol=tol, atol=tol)
+    dy = rng.standard_normal(y.shape).astype(x.dtype)
+    np.testing.assert_allclose(conv_fast.backward_data(np, dy, w, x.shape, *geometry),
+                               conv_reference.backward_data(np, dy, w, x.shape, *geometry),
+                               rtol=tol, atol=tol)
+    _check_weight_gradient(x, w, dy, geometry,
+                           conv_reference.backward_weight(np, x, dy, w.shape, *geometry), tol)
+
+
 @pytest.mark.parametrize('dtype', ['float32', 'float64'])
 @pytest.mark.parametrize('seed', range(12))
 def test_shifted_gemm_kernels_equal_reference(seed, dtype, monkeypatch):
@@ -191,14 +203,7 @@ def test_shifted_gemm_kernels_equal_reference(seed, dtype, monkeypatch):
     geometry = ((1,) * nd_, pad, dilate, 1)
     assert conv_fast._shifted(np, x.dtype, geometry[0], 1, 3)
     tol = 1e-5 if dtype == 'float32' else 1e-12
-    y = conv_reference.forward(np, x, w, *geometry)
-    np.testing.assert_allclose(conv_fast.forward(np, x, w, *geometry), y, rtol=tol, atol=tol)
-    dy = rng.standard_normal(y.shape).astype(dtype)
-    np.testing.assert_allclose(conv_fast.backward_data(np, dy, w, x.shape, *geometry),
-                               conv_reference.backward_data(np, dy, w, x.shape, *geometry),
-                               rtol=tol, atol=tol)
-    _check_weight_gradient(x, w, dy, geometry,
-                           conv_reference.backward_weight(np, x, dy, w.shape, *geometry), tol)
+    _check_kernels(rng, x, w, geometry, tol)
 
 
 def test_blas_accumulate_adds_a_product_in_place():
@@ -240,14 +245,7 @@ def test_winograd_kernels_equal_reference(seed, dtype):
     assert conv_winograd.applies(np, x.dtype, (3, 3), *geometry, channels, w.shape[0])
     # float32: Winograd's transforms round differently from the direct sum
     tol = 1e-4 if dtype == 'float32' else 1e-12
-    y = conv_reference.forward(np, x, w, *geometry)
-    np.testing.assert_allclose(conv_fast.forward(np, x, w, *geometry), y, rtol=tol, atol=tol)
-    dy = rng.standard_normal(y.shape).astype(dtype)
-    np.testing.assert_allclose(conv_fast.backward_data(np, dy, w, x.shape, *geometry),
-                               conv_reference.backward_data(np, dy, w, x.shape, *geometry),
-                               rtol=tol, atol=tol)
-    _check_weight_gradient(x, w, dy, geometry,
-                           conv_reference.backward_weight(np, x, dy, w.shape, *geometry), tol)
+    _check_kernels(rng, x, w, geometry, tol)
 
 
 def test_winograd_leaves_other_convolutions_to_the_gemm_kernels():
@@ -287,12 +285,4 @@ def test_pointwise_kernels_equal_reference(stride):
     w = rng.standard_normal((4, 5) + (1,) * len(stride))
     geometry = (stride, (0,) * len(stride), (2,) * len(stride), 1)
     assert conv_fast._pointwise(w.shape[2:], geometry[1], 1)
-    y = conv_reference.forward(np, x, w, *geometry)
-    np.testing.assert_allclose(conv_fast.forward(np, x, w, *geometry), y, rtol=1e-12,
-                               atol=1e-12)
-    dy = rng.standard_normal(y.shape)
-    np.testing.assert_allclose(conv_fast.backward_data(np, dy, w, x.shape, *geometry),
-                               conv_reference.backward_data(np, dy, w, x.shape, *geometry),
-                               rtol=1e-12, atol=1e-12)
-    _check_weight_gradient(x, w, dy, geometry,
-                           conv_reference.backward_weight(np, x, dy, w.shape, *geometry), 1e-12)
+    _check_kernels(rng, x, w, geometry, 1e-12)
