@@ -228,13 +228,16 @@ def test_small_kernels_run_on_one_blas_thread():
         assert [lib.num_threads for lib in libraries] == before
 
 
+@pytest.mark.parametrize('chunk_bytes', [1, conv_winograd.CHUNK_BYTES])
 @pytest.mark.parametrize('dtype', ['float32', 'float64'])
 @pytest.mark.parametrize('seed', range(8))
-def test_winograd_kernels_equal_reference(seed, dtype):
+def test_winograd_kernels_equal_reference(seed, dtype, chunk_bytes, monkeypatch):
     """3×3 stride-1 convolutions with enough channels take Winograd's F(2×2, 3×3): odd and
-    even sizes (partial tiles at the edges), pads 0 to 2, each axis its own."""
+    even sizes (partial tiles at the edges), pads 0 to 2, each axis its own; the whole
+    batch at once, or one sample at a time."""
     if not batchnorm_fast.available():
         pytest.skip('numba is not installed (pip install gluonedu[fast])')
+    monkeypatch.setattr(conv_winograd, 'CHUNK_BYTES', chunk_bytes)
     rng = np.random.RandomState(300 + seed)
     pad = tuple(int(p) for p in rng.randint(0, 3, 2))
     spatial = tuple(int(n) for n in rng.randint(max(1, 3 - 2 * min(pad)), 9, 2))

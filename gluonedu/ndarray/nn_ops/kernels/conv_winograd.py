@@ -32,6 +32,10 @@ G = np.array([[1, 0, 0], [0.5, 0.5, 0.5], [0.5, -0.5, 0.5], [0, 0, 1]])
 #: shifted-GEMM kernels of :mod:`.conv_fast` are faster).
 WINOGRAD_FROM_CHANNELS = 16
 
+#: Bytes of tiles handled at a time (a chunk of samples): small enough to stay in the
+#: cache between the transforms and the products.
+CHUNK_BYTES = 1 << 21
+
 
 def applies(xp, x_dtype, kernel, stride, pad, dilate, groups, channels, filters):
     """Whether a convolution takes this path: numba present, NumPy float data, a 3×3
@@ -52,12 +56,23 @@ def _tiles(size):
     return (size + 1) // 2
 
 
-def _data_tiles(x, pad, out_size):
-    """``V``: the transformed 4×4 input windows, ``(16, C, N·tiles)``."""
-    th, tw = _tiles(out_size[0]), _tiles(out_size[1])
-    v = np.empty((4, 4, x.shape[1], x.shape[0], th, tw), dtype=x.dtype)
-    _loops().data_tiles(np.ascontiguousarray(x), pad[0], pad[1], v)
-    return v.reshape(16, x.shape[1], -1)
+def _chunks(x, out_size):
+    """Slices of samples whose tiles take about :data:`CHUNK_BYTES`."""
+    per_sample = 16 * x.shape[1] * _tiles(out_size[0]) * _tiles(out_size[1]) * x.itemsize
+    step = max(1, CHUNK_BYTES // per_sample)
+    return [slice(n, min(n + step, x.shape[0])) for n in range(0, x.shape[0], step)]
+
+
+def _tile_array(x, out_size):
+    """An empty ``(4, 4, C, N, tiles_h, tiles_w)`` array for the tiles of ``x``."""
+    return np.empty((4, 4, x.shape[1], x.shape[0], _tiles(out_size[0]), _tiles(out_size[1])),
+                    dtype=x.dtype)
+
+
+def _flat(tiles, chunk=slice(None)):
+    """The ``chunk`` of samples of a tile array as ``(16, channels, tiles)`` (a view)."""
+    part = tiles[:, :, :, chunk]
+    return part.reshape(16, part.shape[2], -1)
 
 
 def _kernel_tiles(w):
@@ -69,12 +84,18 @@ def _kernel_tiles(w):
 
 
 def _convolve(x, w, pad, out_size):
-    """``(y, V)``: the convolution, and its data tiles."""
-    v = _data_tiles(x, pad, out_size)
-    m = np.matmul(_kernel_tiles(w), v)  # (16, O, tiles)
+    """``(y, V)``: the convolution, and its data tiles.
+
+    A chunk of samples at a time is transformed, multiplied and transformed back, so
+    that its tiles are still in the cache for the products and the output transform.
+    """
+    x, u = np.ascontiguousarray(x), _kernel_tiles(w)
+    v = _tile_array(x, out_size)
     y = np.empty((x.shape[0], w.shape[0]) + tuple(out_size), dtype=x.dtype)
-    _loops().output_tiles(m.reshape((4, 4, w.shape[0], x.shape[0], _tiles(out_size[0]),
-                                     _tiles(out_size[1]))), y)
+    for chunk in _chunks(x, out_size):
+        _loops().data_tiles(x[chunk], pad[0], pad[1], v, chunk.start)
+        m = np.matmul(u, _flat(v, chunk))  # (16, O, tiles of the chunk)
+        _loops().output_tiles(m.reshape((4, 4, w.shape[0], -1) + v.shape[4:]), y[chunk])
     return y, v
 
 
@@ -93,12 +114,15 @@ def backward_data(dy, w, x_shape, pad):
 def backward_weight(x, dy, w_shape, pad, v=None):
     """The weight gradient ``Gᵀ·[Σ_tiles (A·dy·Aᵀ) ⊙ V]·G``, shape ``w_shape`` (``V``
     from :func:`forward`, or None to transform ``x`` again)."""
-    out_size = dy.shape[2:]
-    v = _data_tiles(x, pad, out_size) if v is None else v
-    g = np.empty((4, 4) + (dy.shape[1], dy.shape[0], _tiles(out_size[0]),
-                           _tiles(out_size[1])), dtype=dy.dtype)
-    _loops().gradient_tiles(np.ascontiguousarray(dy), g)
-    m = np.matmul(g.reshape(16, dy.shape[1], -1), v.transpose(0, 2, 1))  # (16, O, C)
+    out_size, dy = dy.shape[2:], np.ascontiguousarray(dy)
+    if v is None:
+        v = _tile_array(x, out_size)
+        _loops().data_tiles(np.ascontiguousarray(x), pad[0], pad[1], v, 0)
+    m = np.zeros((16, w_shape[0], w_shape[1]), dtype=dy.dtype)
+    for chunk in _chunks(dy, out_size):
+        g = _tile_array(dy[chunk], out_size)
+        _loops().gradient_tiles(dy[chunk], g)
+        m += np.matmul(_flat(g), _flat(v, chunk).transpose(0, 2, 1))  # (16, O, C)
     m = m.reshape((4, 4) + m.shape[1:]).astype(np.float64)
     # Gᵀ·m·G for every (o, c), as two products along the tile axes (a BLAS call each)
     rows = np.tensordot(G, m, axes=([0], [0]))                     # (k, b, O, C)

@@ -17,9 +17,9 @@ import numpy as np
 
 
 @numba.njit(cache=True)
-def data_tiles(x, pad_h, pad_w, out):
-    """``out[:, :, c, n, i, j] = Bᵀ·d·B`` for the 4×4 window ``d`` of zero-padded ``x``
-    at (2i, 2j) (rows of Bᵀ: d0 − d2, d1 + d2, d2 − d1, d1 − d3)."""
+def data_tiles(x, pad_h, pad_w, out, sample):
+    """``out[:, :, c, sample + n, i, j] = Bᵀ·d·B`` for the 4×4 window ``d`` of zero-padded
+    ``x[n]`` at (2i, 2j) (rows of Bᵀ: d0 − d2, d1 + d2, d2 − d1, d1 − d3)."""
     batch, channels, height, width = x.shape
     tiles_h, tiles_w = out.shape[4], out.shape[5]
     span = 2 * tiles_w + 2                 # padded columns the tiles of a row read
@@ -43,10 +43,10 @@ def data_tiles(x, pad_h, pad_w, out):
                     for j in range(tiles_w):
                         d0, d1 = rows[a, 2 * j], rows[a, 2 * j + 1]
                         d2, d3 = rows[a, 2 * j + 2], rows[a, 2 * j + 3]
-                        out[a, 0, c, n, i, j] = d0 - d2
-                        out[a, 1, c, n, i, j] = d1 + d2
-                        out[a, 2, c, n, i, j] = d2 - d1
-                        out[a, 3, c, n, i, j] = d1 - d3
+                        out[a, 0, c, sample + n, i, j] = d0 - d2
+                        out[a, 1, c, sample + n, i, j] = d1 + d2
+                        out[a, 2, c, sample + n, i, j] = d2 - d1
+                        out[a, 3, c, sample + n, i, j] = d1 - d3
 
 
 @numba.njit(cache=True)
