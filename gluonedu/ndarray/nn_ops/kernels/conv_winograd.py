@@ -23,6 +23,8 @@ rounding only (a few float32 ulps of the largest terms), which the tests bound.
 """
 import numpy as np
 
+from . import batchnorm_fast
+
 __all__ = ['applies', 'forward', 'backward_data', 'backward_weight']
 
 #: G: the kernel transform (4×3).
@@ -40,7 +42,6 @@ CHUNK_BYTES = 1 << 21
 def applies(xp, x_dtype, kernel, stride, pad, dilate, groups, channels, filters):
     """Whether a convolution takes this path: numba present, NumPy float data, a 3×3
     kernel, stride and dilation 1, one group, pad at most 2, enough channels."""
-    from . import batchnorm_fast
     return (xp is np and np.dtype(x_dtype) in (np.float32, np.float64) and
             tuple(kernel) == (3, 3) and tuple(stride) == (1, 1) and
             tuple(dilate) == (1, 1) and groups == 1 and max(pad) <= 2 and
