@@ -13,8 +13,8 @@ import pytest
 from gluonedu import autograd, nd
 from gluonedu.ndarray.nn_ops import use_kernels
 from gluonedu.ndarray.nn_ops.kernels import (batchnorm_fast, batchnorm_reference, blas,
-                                             conv_fast, conv_reference, pool_fast,
-                                             pool_reference)
+                                             conv_fast, conv_reference, conv_winograd,
+                                             pool_fast, pool_reference)
 
 SEEDS = range(40)
 
@@ -34,6 +34,16 @@ def _conv_geometry(seed):
     return rng, x, w, (stride, pad, dilate, groups)
 
 
+def _check_weight_gradient(x, w, dy, geometry, expected, tol):
+    """The fast weight gradient equals ``expected``, computed afresh or from what the
+    forward pass kept."""
+    _, kept = conv_fast.forward_keeping(np, x, w, *geometry)
+    for reuse in (None, kept):
+        np.testing.assert_allclose(conv_fast.backward_weight(np, x, dy, w.shape, *geometry,
+                                                             reuse),
+                                   expected, rtol=tol, atol=tol)
+
+
 @pytest.mark.parametrize('seed', SEEDS)
 def test_fast_convolution_equals_reference(seed):
     rng, x, w, geometry = _conv_geometry(seed)
@@ -45,8 +55,7 @@ def test_fast_convolution_equals_reference(seed):
     dw = conv_reference.backward_weight(np, x, dy, w.shape, *geometry)
     np.testing.assert_allclose(conv_fast.backward_data(np, dy, w, x.shape, *geometry), dx,
                                rtol=1e-12, atol=1e-12)
-    np.testing.assert_allclose(conv_fast.backward_weight(np, x, dy, w.shape, *geometry), dw,
-                               rtol=1e-12, atol=1e-12)
+    _check_weight_gradient(x, w, dy, geometry, dw, 1e-12)
     # the gradients are the adjoints of the (bilinear) convolution
     assert np.isclose((y * dy).sum(), (x * dx).sum())
     assert np.isclose((y * dy).sum(), (w * dw).sum())
@@ -165,6 +174,18 @@ def test_use_kernels_refuses_unknown_names():
             pass
 
 
+def _check_kernels(rng, x, w, geometry, tol):
+    """conv_fast's forward pass and both gradients equal conv_reference's."""
+    y = conv_reference.forward(np, x, w, *geometry)
+    np.testing.assert_allclose(conv_fast.forward(np, x, w, *geometry), y, rtol=tol, atol=tol)
+    dy = rng.standard_normal(y.shape).astype(x.dtype)
+    np.testing.assert_allclose(conv_fast.backward_data(np, dy, w, x.shape, *geometry),
+                               conv_reference.backward_data(np, dy, w, x.shape, *geometry),
+                               rtol=tol, atol=tol)
+    _check_weight_gradient(x, w, dy, geometry,
+                           conv_reference.backward_weight(np, x, dy, w.shape, *geometry), tol)
+
+
 @pytest.mark.parametrize('dtype', ['float32', 'float64'])
 @pytest.mark.parametrize('seed', range(12))
 def test_shifted_gemm_kernels_equal_reference(seed, dtype, monkeypatch):
@@ -182,15 +203,7 @@ def test_shifted_gemm_kernels_equal_reference(seed, dtype, monkeypatch):
     geometry = ((1,) * nd_, pad, dilate, 1)
     assert conv_fast._shifted(np, x.dtype, geometry[0], 1, 3)
     tol = 1e-5 if dtype == 'float32' else 1e-12
-    y = conv_reference.forward(np, x, w, *geometry)
-    np.testing.assert_allclose(conv_fast.forward(np, x, w, *geometry), y, rtol=tol, atol=tol)
-    dy = rng.standard_normal(y.shape).astype(dtype)
-    np.testing.assert_allclose(conv_fast.backward_data(np, dy, w, x.shape, *geometry),
-                               conv_reference.backward_data(np, dy, w, x.shape, *geometry),
-                               rtol=tol, atol=tol)
-    np.testing.assert_allclose(conv_fast.backward_weight(np, x, dy, w.shape, *geometry),
-                               conv_reference.backward_weight(np, x, dy, w.shape, *geometry),
-                               rtol=tol, atol=tol)
+    _check_kernels(rng, x, w, geometry, tol)
 
 
 def test_blas_accumulate_adds_a_product_in_place():
@@ -213,3 +226,66 @@ def test_small_kernels_run_on_one_blas_thread():
     assert [lib.num_threads for lib in libraries] == before
     with blas.threads_for(np, blas.SINGLE_THREAD_BELOW):
         assert [lib.num_threads for lib in libraries] == before
+
+
+@pytest.mark.parametrize('chunk_bytes', [1, conv_winograd.CHUNK_BYTES])
+@pytest.mark.parametrize('dtype', ['float32', 'float64'])
+@pytest.mark.parametrize('seed', range(8))
+def test_winograd_kernels_equal_reference(seed, dtype, chunk_bytes, monkeypatch):
+    """3×3 stride-1 convolutions with enough channels take Winograd's F(2×2, 3×3): odd and
+    even sizes (partial tiles at the edges), pads 0 to 2, each axis its own; the whole
+    batch at once, or one sample at a time."""
+    if not batchnorm_fast.available():
+        pytest.skip('numba is not installed (pip install gluonedu[fast])')
+    monkeypatch.setattr(conv_winograd, 'CHUNK_BYTES', chunk_bytes)
+    rng = np.random.RandomState(300 + seed)
+    pad = tuple(int(p) for p in rng.randint(0, 3, 2))
+    spatial = tuple(int(n) for n in rng.randint(max(1, 3 - 2 * min(pad)), 9, 2))
+    channels = conv_winograd.WINOGRAD_FROM_CHANNELS + int(rng.randint(0, 4))
+    x = rng.standard_normal((int(rng.randint(1, 3)), channels) + spatial).astype(dtype)
+    w = rng.standard_normal((channels + int(rng.randint(0, 4)), channels, 3, 3)).astype(dtype)
+    geometry = ((1, 1), pad, (1, 1), 1)
+    assert conv_winograd.applies(np, x.dtype, (3, 3), *geometry, channels, w.shape[0])
+    # float32: Winograd's transforms round differently from the direct sum
+    tol = 1e-4 if dtype == 'float32' else 1e-12
+    _check_kernels(rng, x, w, geometry, tol)
+
+
+def test_winograd_leaves_other_convolutions_to_the_gemm_kernels():
+    applies = conv_winograd.applies
+    wide = conv_winograd.WINOGRAD_FROM_CHANNELS
+    assert not applies(np, np.float32, (3, 3), (2, 2), (1, 1), (1, 1), 1, wide, wide)
+    assert not applies(np, np.float32, (3, 3), (1, 1), (1, 1), (2, 2), 1, wide, wide)
+    assert not applies(np, np.float32, (3, 3), (1, 1), (1, 1), (1, 1), 2, wide, wide)
+    assert not applies(np, np.float32, (5, 5), (1, 1), (1, 1), (1, 1), 1, wide, wide)
+    assert not applies(np, np.float32, (3, 3), (1, 1), (3, 3), (1, 1), 1, wide, wide)
+    assert not applies(np, np.float32, (3, 3), (1, 1), (1, 1), (1, 1), 1, wide - 1, wide)
+    assert not applies(np, np.int32, (3, 3), (1, 1), (1, 1), (1, 1), 1, wide, wide)
+
+
+@pytest.mark.parametrize('dtype', ['float32', 'float64'])
+def test_compiled_max_pooling_breaks_ties_and_nans_as_the_reference(dtype):
+    """2-D max pooling's numba loops: ties go to the first entry, a later NaN never wins,
+    nor does the padding."""
+    x = np.array([[[[1, 3, 3, 0], [3, 2, np.nan, 5], [-1, -1, 4, 4], [0, 0, 4, 4]]]],
+                 dtype=dtype)
+    geometry = ((3, 3), (2, 2), (1, 1), (2, 2))
+    results = []
+    for kernels in (pool_reference, pool_fast):
+        y, saved = kernels.forward(np, x, *geometry, 'max', True, None)
+        dx = kernels.backward(np, np.arange(1.0, 5.0, dtype=dtype).reshape(y.shape), y, saved,
+                              x.shape, *geometry[:3], 'max', True, None)
+        results.append((y, dx))
+    np.testing.assert_array_equal(results[1][0], results[0][0])
+    np.testing.assert_array_equal(results[1][1], results[0][1])
+
+
+@pytest.mark.parametrize('stride', [(1, 1), (2, 2), (3, 1), (2,), (1, 2, 2)])
+def test_pointwise_kernels_equal_reference(stride):
+    """1×1 kernels without padding are one channel product per sample (any stride)."""
+    rng = np.random.RandomState(len(stride) * 10 + sum(stride))
+    x = rng.standard_normal((2, 5) + (7, 6, 5)[:len(stride)])
+    w = rng.standard_normal((4, 5) + (1,) * len(stride))
+    geometry = (stride, (0,) * len(stride), (2,) * len(stride), 1)
+    assert conv_fast._pointwise(w.shape[2:], geometry[1], 1)
+    _check_kernels(rng, x, w, geometry, 1e-12)

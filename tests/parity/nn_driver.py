@@ -33,6 +33,8 @@ import json
 
 import numpy as np
 
+import nn_cases_convspeed  # (this directory: cases for the fast convolution kernels)
+
 # ---------------------------------------------------------------------- inputs
 DISTRIBUTIONS = ('normal', 'dyadic', 'distinct', 'positive', 'uniform')
 
@@ -345,7 +347,8 @@ def op_cases():
     rng = np.random.RandomState(12)
     cases = (_conv_cases(rng, 'Convolution', 45) + _conv_cases(rng, 'Deconvolution', 36)
              + _deconv_target_cases() + _pool_cases(rng) + _norm_cases()
-             + _activation_cases() + _resize_cases() + _error_cases())
+             + _activation_cases() + _resize_cases() + _error_cases()
+             + nn_cases_convspeed.fast_path_cases())
     for case in cases:
         case['kind'] = 'op'
     return cases

@@ -196,8 +196,8 @@ def _run(op, params, inputs, shapes, forward_fn, data_grad_fn, weight_grad_fn):
     """Shared body of both operators: shape checks, layout, kernels, bias, gradients.
 
     The three functions get channel-first arrays and the kernel module:
-    ``forward_fn(conv, x, w)``, ``data_grad_fn(conv, dy, w, x_shape)`` and
-    ``weight_grad_fn(conv, x, dy, w_shape)``.
+    ``forward_fn(conv, x, w)`` gives ``(y, kept)``, ``data_grad_fn(conv, dy, w, x_shape)``
+    and ``weight_grad_fn(conv, x, dy, w_shape, kept)``.
     """
     data, weight = inputs[:2]
     bias = inputs[2] if len(inputs) == 3 else None
@@ -209,7 +209,7 @@ def _run(op, params, inputs, shapes, forward_fn, data_grad_fn, weight_grad_fn):
     x = to_channel_first(xp, data._data, layout)
     w = to_channel_first(xp, weight._data, layout)  # (F, *K, C) -> (F, C, *K) likewise
     with _backend.device_scope(data._ctx):
-        y = forward_fn(conv, x, w)
+        y, kept = forward_fn(conv, x, w)
         if bias is not None:
             y += bias._data.reshape((1, -1) + (1,) * (y.ndim - 2))
         result = from_channel_first(xp, y, layout)
@@ -219,7 +219,7 @@ def _run(op, params, inputs, shapes, forward_fn, data_grad_fn, weight_grad_fn):
         with _backend.device_scope(data._ctx):
             grads = [from_channel_first(xp, data_grad_fn(conv, g, w, x.shape), layout)
                      if tracked(data) else None,
-                     from_channel_first(xp, weight_grad_fn(conv, x, g, w.shape), layout)
+                     from_channel_first(xp, weight_grad_fn(conv, x, g, w.shape, kept), layout)
                      if tracked(weight) else None]
             if bias is not None:
                 grads.append(g.sum(axis=(0,) + tuple(range(2, g.ndim))))
@@ -239,9 +239,10 @@ def _convolution(params, data=None, weight=None, bias=None):
     xp = data._xp
     args = (geo.stride, geo.pad, geo.dilate, params.num_group)
     return _run('Convolution', params, inputs, shapes,
-                lambda conv, x, w: conv.forward(xp, x, w, *args),
+                lambda conv, x, w: conv.forward_keeping(xp, x, w, *args),
                 lambda conv, dy, w, x_shape: conv.backward_data(xp, dy, w, x_shape, *args),
-                lambda conv, x, dy, w_shape: conv.backward_weight(xp, x, dy, w_shape, *args))
+                lambda conv, x, dy, w_shape, kept: conv.backward_weight(xp, x, dy, w_shape,
+                                                                        *args, kept))
 
 
 def _deconvolution(params, data=None, weight=None, bias=None):
@@ -261,10 +262,11 @@ def _deconvolution(params, data=None, weight=None, bias=None):
     # With J the convolution by w: y = Jᵀ·x, so dx = J·dy and dw = J's weight gradient
     # for "input" dy and "output gradient" x.
     return _run('Deconvolution', params, inputs, shapes,
-                lambda conv, x, w: conv.backward_data(
-                    xp, x, w, (x.shape[0], params.num_filter) + out_spatial, *args),
+                lambda conv, x, w: (conv.backward_data(
+                    xp, x, w, (x.shape[0], params.num_filter) + out_spatial, *args), None),
                 lambda conv, dy, w, x_shape: conv.forward(xp, dy, w, *args),
-                lambda conv, x, dy, w_shape: conv.backward_weight(xp, dy, x, w_shape, *args))
+                lambda conv, x, dy, w_shape, kept: conv.backward_weight(xp, dy, x, w_shape,
+                                                                        *args))
 
 
 Convolution = CONVOLUTION.function(_convolution)

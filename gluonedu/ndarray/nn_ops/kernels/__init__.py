@@ -7,9 +7,14 @@ no autograd. Each family has two modules with the same functions:
 family         reference (reads like the formula)            fast (the default)
 =============  ===========================================  ===========================
 ``conv``       :mod:`.conv_reference`: a loop over kernel    :mod:`.conv_fast`: im2col +
-               offsets, one channel product each              one BLAS product per group
+               offsets, one channel product each              one BLAS product per group;
+                                                              shifted GEMMs (stride 1),
+                                                              1×1 channel products,
+                                                              Winograd for 3×3 stride 1
+                                                              (:mod:`.conv_winograd`)
 ``pool``       :mod:`.pool_reference`: a loop over window    :mod:`.pool_fast`: all
-               offsets                                        windows, one reduction
+               offsets                                        windows, one reduction;
+                                                              2-D max pooling compiled
 ``batchnorm``  :mod:`.batchnorm_reference`: the formulas,    :mod:`.batchnorm_fast`: two
                one NumPy operation each                       passes, compiled (numba)
 =============  ===========================================  ===========================

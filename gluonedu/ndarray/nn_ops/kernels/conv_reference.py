@@ -21,7 +21,7 @@ import numpy as np
 
 from .windows import conv_output_size, offset_slices, pad_spatial
 
-__all__ = ['forward', 'backward_data', 'backward_weight']
+__all__ = ['forward', 'forward_keeping', 'backward_data', 'backward_weight']
 
 
 def _groups(channels_in, channels_out, groups):
@@ -49,6 +49,11 @@ def forward(xp, x, w, stride, pad, dilate, groups):
     return y
 
 
+def forward_keeping(xp, x, w, stride, pad, dilate, groups):
+    """``(y, None)``: the fast kernels also return work their weight gradient reuses."""
+    return forward(xp, x, w, stride, pad, dilate, groups), None
+
+
 def backward_data(xp, dy, w, x_shape, stride, pad, dilate, groups):
     """The gradient of the convolution's input ``x`` (of shape ``x_shape``)."""
     kernel, out_size = w.shape[2:], dy.shape[2:]
@@ -63,8 +68,9 @@ def backward_data(xp, dy, w, x_shape, stride, pad, dilate, groups):
     return dxpad[(slice(None), slice(None)) + crop]
 
 
-def backward_weight(xp, x, dy, w_shape, stride, pad, dilate, groups):
-    """The gradient of the convolution's weight (of shape ``w_shape``)."""
+def backward_weight(xp, x, dy, w_shape, stride, pad, dilate, groups, kept=None):
+    """The gradient of the convolution's weight (of shape ``w_shape``; ``kept`` is for
+    the fast kernels' sake and unused here)."""
     kernel, out_size = w_shape[2:], dy.shape[2:]
     xpad = pad_spatial(xp, x, pad, pad)
     dw = xp.zeros(w_shape, dtype=x.dtype)

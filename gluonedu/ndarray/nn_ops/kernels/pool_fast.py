@@ -7,10 +7,13 @@ entry, the one MXNet's gradient goes to). The gradient of max pooling puts ``dy`
 each window's argmax (zeros elsewhere) and adds the windows back onto the
 input ("col2im", one strided addition per offset); average and sum pooling add ``dy``
 (divided by the window sizes) at every offset, as the reference does.
+
+2-D max pooling of float data runs as numba loops (:mod:`.pool_numba`): one pass over
+the windows, no copies of them, and one pass for the gradient.
 """
 import numpy as np
 
-from . import pool_reference
+from . import batchnorm_fast, pool_reference
 from .pool_reference import lowest, padding, window_sizes
 from .windows import offset_slices, pad_spatial, window_view
 
@@ -25,8 +28,20 @@ def _windows(xp, x, kernel, stride, pad, out_size, fill):
     return view.reshape(view.shape[:x.ndim] + (-1,))
 
 
+def _compiled_max_2d(xp, dtype, kernel, pool_type):
+    return (pool_type == 'max' and xp is np and len(kernel) == 2 and
+            np.dtype(dtype) in (np.float32, np.float64) and batchnorm_fast.available())
+
+
 def forward(xp, x, kernel, stride, pad, out_size, pool_type, count_include_pad, p_value):
     """``(y, saved)``: the pooled array, and what :func:`backward` needs."""
+    if _compiled_max_2d(xp, x.dtype, kernel, pool_type):
+        from . import pool_numba
+        y = np.empty(x.shape[:2] + tuple(out_size), dtype=x.dtype)
+        saved = np.empty(y.shape, dtype=np.intp)
+        pool_numba.max_pool_2d(np.ascontiguousarray(x), *kernel, *stride, *pad,
+                               lowest(x.dtype), y, saved)
+        return y, saved
     if pool_type == 'lp':
         return pool_reference.forward(xp, x, kernel, stride, pad, out_size, pool_type,
                                       count_include_pad, p_value)
@@ -45,6 +60,12 @@ def forward(xp, x, kernel, stride, pad, out_size, pool_type, count_include_pad, 
 def backward(xp, dy, y, saved, x_shape, kernel, stride, pad, pool_type, count_include_pad,
              p_value):
     """The gradient of the pooling's input (of shape ``x_shape``)."""
+    if _compiled_max_2d(xp, dy.dtype, kernel, pool_type):
+        from . import pool_numba
+        dx = np.zeros(x_shape, dtype=dy.dtype)
+        pool_numba.max_pool_2d_backward(np.ascontiguousarray(dy), saved, kernel[1], *stride,
+                                        *pad, dx)
+        return dx
     if pool_type != 'max':
         return pool_reference.backward(xp, dy, y, saved, x_shape, kernel, stride, pad,
                                        pool_type, count_include_pad, p_value)
