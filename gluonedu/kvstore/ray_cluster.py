@@ -208,7 +208,7 @@ def check_address(address, timeout=3.0):
 
 
 _LOCAL = {}   # what start_local_ray set up, for stop_local_ray
-_START_ATTEMPTS = 2
+_START_ATTEMPTS = 3
 _AUTH_VARS = ('RAY_AUTH_MODE', 'RAY_AUTH_TOKEN', 'RAY_AUTH_TOKEN_PATH')
 
 
