@@ -30,7 +30,7 @@ CORRELATION = OpDef('Correlation', inputs=('data1', 'data2'), hidden_outputs=2, 
     Param('stride1', 'count', 1, 'Step between the patches of data1.'),
     Param('stride2', 'count', 1, 'Step between the displacements compared.'),
     Param('pad_size', 'count', 0, 'Zeros added around both inputs.'),
-    Param('is_multiply', 'bool', True, 'Multiply the patches (or take |difference|).')))
+    Param('is_multiply', 'bool', True, 'Multiply the patches (or take the absolute difference).')))
 
 
 class _Layout:
