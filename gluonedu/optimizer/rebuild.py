@@ -41,6 +41,8 @@ _STORED_AS = {'learning_rate': 'lr', 'param_idx2name': 'idx2name', 'eps': 'float
               'pwr': 'power', 'base_lr': 'warmup_final_lr'}
 #: Passed by the caller, not by the file.
 _NOT_FROM_FILE = ('lr_scheduler', 'param_dict', 'sym', 'self')
+#: Attributes a state file does not hold (the live parameters; an alias of a table).
+_NOT_SAVED = ('param_dict', '_index_update_count')
 
 
 def _constructor_parameters(klass):
@@ -158,6 +160,10 @@ def rebuild(klass, attrs, what, **given):
         raise MXNetError("the saved %s has hyper-parameters its constructor refuses: %s"
                          % (what, err)) from None
     fresh = vars(obj)
+    missing = sorted(set(fresh) - set(attrs) - set(_NOT_SAVED))
+    if missing:
+        raise MXNetError("the saved %s lacks the attributes %s"
+                         % (what, ', '.join(missing[:8])))
     state = set(getattr(klass, 'STATE_ATTRS', ()))
     # A class of the user's may keep its arguments under names of its own: its other
     # attributes are restored as saved, if of the kind its constructor made.
