@@ -76,6 +76,42 @@ def npy_with_header(header, data=b''):
     return b'\x93NUMPY\x01\x00' + struct.pack('<H', len(text)) + text + data
 
 
+#: dtypes no loader may accept (object, strings, complex, dates, void, big-endian,
+#: float128, structured): ``np.zeros(4, dtype)`` of each.
+FOREIGN_DTYPES = ['object', '<U4', 'S3', 'c8', 'c16', 'M8[s]', 'm8[s]', 'V4', '>f4', '>i8',
+                  'f16' if hasattr(np, 'float128') else 'f8', [('a', '<f4')]]
+
+
+def hostile_npy_members(legit_member):
+    """``[(case id, bytes)]``: ``.npy`` members with hostile headers (huge, negative, deep
+    or evaluating shapes, foreign layouts, absurd header lengths and versions), plus
+    ``legit_member`` cut short and padded."""
+    four = np.zeros(4, np.float32).tobytes()
+    headers = {
+        'shape-2**40': "{'descr': '<f4', 'fortran_order': False, 'shape': (1099511627776,), }",
+        'shape-2**31-squared': "{'descr': '<f4', 'fortran_order': False, "
+                               "'shape': (2147483648, 2147483648), }",
+        'zero-by-huge': "{'descr': '<f4', 'fortran_order': False, "
+                        "'shape': (0, 9999999999999999999), }",
+        'ndim-40': "{'descr': '<f4', 'fortran_order': False, 'shape': (%s), }"
+                   % ', '.join(['1'] * 40),
+        'nested': "{'descr': '<f4', 'fortran_order': False, 'shape': %s4%s, }"
+                  % ('(' * 3000, ',)' * 3000),
+        'negative': "{'descr': '<f4', 'fortran_order': False, 'shape': (-4,), }",
+        'eval': "{'descr': __import__('os').system('true'), 'fortran_order': False, "
+                "'shape': (4,), }",
+        'fortran': "{'descr': '<f4', 'fortran_order': True, 'shape': (4,), }",
+        'structured': "{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (4,), }",
+        'extra-key': "{'descr': '<f4', 'fortran_order': False, 'shape': (4,), 'x': 1, }",
+    }
+    out = [(name, npy_with_header(text, four)) for name, text in headers.items()]
+    return out + [('header-64KB', b'\x93NUMPY\x01\x00' + b'\xff\xff' + b' ' * 65535),
+                  ('version-9', b'\x93NUMPY\x09\x00' + b'\0' * 20),
+                  ('v2-4GB-header', b'\x93NUMPY\x02\x00\xff\xff\xff\xff'),
+                  ('not-npy', b'hello'), ('empty-npy', b''),
+                  ('short-data', legit_member[:-4]), ('long-data', legit_member + b'\0' * 4)]
+
+
 def _central_entries(raw):
     """``{name: offset of its central directory entry}``."""
     entries = {}
@@ -123,6 +159,50 @@ class Evil:
 
 def pickle_payload(marker):
     return pickle.dumps(Evil(str(marker)))
+
+
+# --------------------------------------------------------------------------- case families
+def pickle_cases(raw, document, member, marker):
+    """Pickles (one that creates ``marker`` if unpickled) and polyglots: the payload
+    alone, before and after the archive, as an array ``member`` and as the ``document``."""
+    payload = pickle_payload(marker)
+    evil_objects = np.array([Evil(str(marker))], dtype=object)
+    return [('pickle', payload),
+            ('pickle+zip', payload + raw),               # a polyglot: harmless, loads
+            ('png+zip', b'\x89PNG\r\n\x1a\n' + b'\0' * 100 + raw),
+            ('zip+pickle', raw + payload),
+            ('npy-of-objects', replace(raw, member, npy(evil_objects, True))),
+            ('document-pickle', replace(raw, document, payload))]
+
+
+def bomb_cases(raw, document, member, other_member):
+    """Zip bombs and lying ZIP headers on array ``member``; a huge and a deeply nested
+    ``document``."""
+    return [('deflate-64MB', deflate_bomb(raw, member, 64 << 20)),
+            ('declared-1TB', patch_central(raw, member, size=2 ** 32 - 1,
+                                           compressed=2 ** 32 - 1)),
+            ('size-mismatch', patch_central(raw, member, size=10)),
+            ('overlap', patch_central(raw, other_member, offset=0)),
+            ('encrypted', patch_central(raw, member, flags=1)),
+            ('bzip2-method', patch_central(raw, member, method=12)),
+            ('document-5MB', edit_document(raw, document,
+                                           lambda m: dict(m, pad='x' * (5 << 20)))),
+            ('document-deep', replace(raw, document, b'[' * 100000 + b']' * 100000)),
+            ('document-deep-objects', replace(raw, document,
+                                              b'{"a":' * 50000 + b'1' + b'}' * 50000))]
+
+
+def member_cases(raw, member):
+    """Members added (a path name, an unreferenced array), repeated, ``member`` missing
+    or renamed to a path, and an empty archive."""
+    items = members(raw)
+    return [('extra-member', rezip(items + [('../../evil.sh', b'rm -rf ~')])),
+            ('extra-npy', rezip(items + [('99.npy', npy(np.zeros(3)))])),
+            ('duplicate', rezip(items + [items[1]])),
+            ('missing', rezip([i for i in items if i[0] != member])),
+            ('renamed-to-path', rezip([('../' + n if n == member else n, d)
+                                       for n, d in items])),
+            ('empty-zip', rezip([]))]
 
 
 def field_edits(document, rng, per_field=8):

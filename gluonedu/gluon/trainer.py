@@ -603,16 +603,18 @@ class Trainer:
         dtypes); a damaged or foreign file raises MXNetError and changes nothing.
         lr_mult/wd_mult come from this Trainer's parameters, not from the file.
         """
-        data = trainer_states.read_states(fname)
         self._ensure_store()
-        _, extra = trainer_states.check_states(data, self._params, fname)
+        states, optimizer, extra = trainer_states.check_states(self._params, fname)
         if self._update_on_kvstore:
+            del states, optimizer   # the store reads the file itself
             self._kvstore.load_optimizer_states(fname)
             self._optimizer = self._kvstore.optimizer
         else:
-            for updater in self._updaters:
-                updater.set_states(data)
-                updater.optimizer = self._updaters[0].optimizer
+            # The first updater takes what was checked; each other device its own copy.
+            self._updaters[0].restore(states, optimizer)
+            for updater in self._updaters[1:]:
+                updater.set_states(trainer_states.read_states(fname))
+                updater.optimizer = optimizer
             self._optimizer = self._updaters[0].optimizer
         self._optimizer.param_dict = dict(enumerate(self._params))
         if extra is not None:

@@ -25,6 +25,8 @@ structure, parameter count, shapes and dtypes, every state laid out as the optim
 keeps it (arity, shapes, dtypes) — before the Trainer changes anything. Any problem raises
 :class:`~gluonedu.base.MXNetError` naming it.
 """
+import pathlib
+
 import numpy as np
 
 from .. import ndarray as nd
@@ -71,8 +73,8 @@ def _shapes_fit(saved, mine):
     return len(saved) == len(mine) and all(m in (0, -1, s) for s, m in zip(saved, mine))
 
 
-def check_states(data, params, fname):
-    """Validate state-file bytes against ``params``; return ``(document, extra)``.
+def check_states(params, fname):
+    """Validate state-file bytes against ``params``; ``(states, optimizer, extra)``.
 
     Raises MXNetError, with ``fname`` in the message, on the first problem found.
     """
@@ -80,7 +82,7 @@ def check_states(data, params, fname):
         return MXNetError("cannot load trainer states from %s: %s. Nothing was changed."
                           % (fname, why))
     try:
-        document, arrays = read_document(data)
+        document, arrays = read_document(pathlib.Path(fname))   # member by member
     except MXNetError as err:
         raise bad(str(err)) from None
     if document.get('optimizer') is None:
@@ -106,6 +108,10 @@ def check_states(data, params, fname):
             if not _shapes_fit(shape, param.shape):
                 raise bad("parameter %d (%s) was saved with shape %s; here %s has shape %s"
                           % (i, entry.get('name'), shape, param.name, param.shape))
+            if entry.get('stype') != param._stype:
+                raise bad("parameter %d (%s) was saved with storage type %s; here %s has %s"
+                          % (i, entry.get('name'), str(entry.get('stype'))[:20], param.name,
+                             param._stype))
             if dtype != np.dtype(param.dtype):
                 raise bad("parameter %d (%s) was saved as %s; here %s is %s"
                           % (i, entry.get('name'), dtype, param.name,
@@ -132,4 +138,4 @@ def check_states(data, params, fname):
             if problem:
                 raise bad("its state of parameter %d (%s) does not fit %s: %s"
                           % (index, param.name, type(optimizer).__name__, problem))
-    return document, extra
+    return states, optimizer, extra

@@ -48,6 +48,7 @@ of its C++ engine, and no training code relies on it):
   MXNet picks a merge device by load (same numbers, on CPU contexts bit for bit).
 """
 import numbers
+import pathlib
 from collections import OrderedDict
 from types import MappingProxyType
 
@@ -60,6 +61,7 @@ from ..ndarray import NDArray
 from ..files import atomic_write
 from ..ndarray.sparse import RowSparseNDArray
 from ..optimizer.flat import FlatGroup
+from ..optimizer.serialization import loads_states
 from .base import KVStoreBase, check_push_storage, optimizer_capability
 from .compression import compressed_nbytes, create_compression
 
@@ -495,9 +497,7 @@ class KVStore(KVStoreBase):
     def load_optimizer_states(self, fname):
         """Read states written by :meth:`save_optimizer_states` (validated before use)."""
         updater = self._updater_with_states('load')
-        with open(fname, 'rb') as f:
-            data = f.read()
-        updater.set_states(data)
+        updater.restore(*loads_states(pathlib.Path(fname)))   # read member by member
 
     # ------------------------------------------------------------------ compression
     def set_gradient_compression(self, compression_params):

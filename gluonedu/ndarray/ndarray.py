@@ -560,13 +560,17 @@ def _check_same_device(op, arrays):
 
 
 # ---------------------------------------------------------------------- creation
-def from_numpy(data, ctx=None):
-    """Wrap a NumPy (or CuPy) array without changing its dtype (copies to the device)."""
+def from_numpy(data, ctx=None, copy=True):
+    """Wrap a NumPy (or CuPy) array without changing its dtype (copies to the device).
+
+    copy=False: a CPU context takes ``data`` itself as its buffer (a loader's freshly
+    read array, which nothing else holds).
+    """
     ctx = _as_ctx(ctx)
     xp = _backend.array_module(ctx)
     with _backend.device_scope(ctx):
         return NDArray(xp.array(_backend.to_host(data) if ctx.device_type == 'gpu'
-                                else data, copy=True), ctx)
+                                else data, copy=copy or ctx.device_type == 'gpu'), ctx)
 
 
 #: The dtypes an NDArray can hold, as MXNet 1.9.1 (bfloat16 aside: NumPy has none).

@@ -11,6 +11,13 @@ counts ints). Every other saved attribute of a gluonedu class must equal what th
 constructor built from the same hyper-parameters (an optimizer of the user's may keep
 its arguments under names of its own: its other attributes are restored as saved, if
 of the kind the constructor made). Any mismatch raises MXNetError.
+
+A file is held to more than the constructor is: MXNet 1.9.1's constructors accept
+``wd=nan``, ``rescale_grad=-1`` or ``clip_gradient=nan`` (and gluonedu's keep MXNet's
+behaviour), but no training saves such values on purpose, and loaded they make every
+weight garbage. So every number among a saved object's hyper-parameters must be finite,
+a flag must be a bool, and :data:`LOADED_RANGES` bounds the ones the constructors leave
+open (docs/divergences.md, "State files: hyper-parameters MXNet would accept").
 """
 import inspect
 import math
@@ -19,37 +26,50 @@ import warnings
 
 from ..base import MXNetError
 
-__all__ = ['rebuild']
+__all__ = ['rebuild', 'LOADED_RANGES']
+
+#: Hyper-parameters a state file must keep in range although the constructors (as MXNet's)
+#: accept more: name -> (lowest value, whether the lowest value itself is refused).
+#: (clip_gradient is open: a negative one means "no clipping", as in MXNet.)
+LOADED_RANGES = {'wd': (0, False), 'rescale_grad': (0, True), 'wd_lh': (0, False),
+                 'lamda': (0, False), 'begin_num_update': (0, False),
+                 'schedule_decay': (0, False), 'base_lr': (0, False), 'final_lr': (0, False),
+                 'warmup_begin_lr': (0, False), 'stop_factor_lr': (0, False)}
 
 #: Constructor arguments the instance keeps under another name.
 _STORED_AS = {'learning_rate': 'lr', 'param_idx2name': 'idx2name', 'eps': 'float_stable_eps',
               'pwr': 'power', 'base_lr': 'warmup_final_lr'}
 #: Passed by the caller, not by the file.
 _NOT_FROM_FILE = ('lr_scheduler', 'param_dict', 'sym', 'self')
+#: Attributes a state file does not hold (the live parameters; an alias of a table).
+_NOT_SAVED = ('param_dict', '_index_update_count')
 
 
 def _constructor_parameters(klass):
-    """The keyword names ``klass(...)`` accepts, following ``**kwargs`` up the MRO."""
-    names = []
+    """``{name: default}`` of the keywords ``klass(...)`` accepts, following ``**kwargs``
+    up the MRO (``inspect.Parameter.empty`` where there is no default)."""
+    found = {}
     for cls in klass.__mro__:
         if '__init__' not in vars(cls):
             continue
         params = inspect.signature(vars(cls)['__init__']).parameters.values()
-        names += [p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
-                  and p.name not in names and p.name not in _NOT_FROM_FILE]
+        for p in params:
+            if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) and \
+                    p.name not in found and p.name not in _NOT_FROM_FILE:
+                found[p.name] = p.default
         if not any(p.kind == p.VAR_KEYWORD for p in params):
             break
-    return names
+    return found
 
 
 def _saved_argument(name, attrs):
-    """(found, value) of constructor argument ``name`` in the saved attributes."""
+    """(the saved attribute's name or None, its value) of constructor argument ``name``."""
     stored = _STORED_AS.get(name)
     if stored in attrs:  # base_lr: the scheduler's starting rate, not its decayed one
-        return True, attrs[stored]
+        return stored, attrs[stored]
     if name in attrs:
-        return True, attrs[name]
-    return False, None
+        return name, attrs[name]
+    return None, None
 
 
 def _check_state(what, name, value, fresh):
@@ -70,6 +90,24 @@ def _check_state(what, name, value, fresh):
     if not ok:
         raise MXNetError("the saved %s has %s=%s; expected %s"
                          % (what, name, _short(value), _kind(fresh)))
+
+
+def _check_loaded(what, name, field, value, default):
+    """Constructor argument ``name``, saved as ``field``: a flag (``default`` a bool) a
+    bool, a number finite and in :data:`LOADED_RANGES` (which the constructor need not
+    check)."""
+    if isinstance(default, bool) and not isinstance(value, bool):
+        raise MXNetError("the saved %s has %s=%s; expected True or False"
+                         % (what, field, _short(value)))
+    if not isinstance(value, numbers.Real) or isinstance(value, bool):
+        return
+    low, open_low = LOADED_RANGES.get(name, (None, False))
+    if not math.isfinite(value) or (low is not None and (value < low or
+                                                         (open_low and value == low))):
+        raise MXNetError("the saved %s has %s=%s; a state file's %s must be a finite "
+                         "number%s" % (what, field, _short(value), field,
+                                       '' if low is None else ' %s %s'
+                                       % ('>' if open_low else '>=', low)))
 
 
 def _number(value):
@@ -109,9 +147,10 @@ def rebuild(klass, attrs, what, **given):
     constructor refuses the saved hyper-parameters or a saved attribute does not fit.
     """
     kwargs = dict(given)
-    for name in _constructor_parameters(klass):
-        found, value = _saved_argument(name, attrs)
-        if found and name not in kwargs:
+    for name, default in _constructor_parameters(klass).items():
+        field, value = _saved_argument(name, attrs)
+        if field is not None and name not in kwargs:
+            _check_loaded(what, name, field, value, default)
             kwargs[name] = value
     try:
         with warnings.catch_warnings():
@@ -121,6 +160,10 @@ def rebuild(klass, attrs, what, **given):
         raise MXNetError("the saved %s has hyper-parameters its constructor refuses: %s"
                          % (what, err)) from None
     fresh = vars(obj)
+    missing = sorted(set(fresh) - set(attrs) - set(_NOT_SAVED))
+    if missing:
+        raise MXNetError("the saved %s lacks the attributes %s"
+                         % (what, ', '.join(missing[:8])))
     state = set(getattr(klass, 'STATE_ATTRS', ()))
     # A class of the user's may keep its arguments under names of its own: its other
     # attributes are restored as saved, if of the kind its constructor made.

@@ -16,7 +16,9 @@ An Updater call goes in three steps::
 
 The reference path measures each parameter after its update (:meth:`NormRequest.measure`);
 the fused path measures whole flat buffers at once, in its kernel or by segment
-reductions, and hands over the same dictionary.
+reductions, and hands over the same dictionary. The ``nonfinite`` counts travel the same
+way (``{index: {..., 'nonfinite': count}}``): the numba kernel counts them in the
+update's own pass, where it sums the gradient's squares.
 
 Cost: every norm is a float64 sum of squares on the array's own device (no host copy of
 the array); an update norm also needs a device copy of the weight taken before the
@@ -83,20 +85,23 @@ class NormRequest:
     """The norms the bus's subscribers want during one Updater call.
 
     ``param``: the wanted names among ('weight', 'grad', 'update'), in that order;
-    ``states``: whether any state norm may be wanted (:meth:`wants_state` says which).
+    ``states``: whether any state norm may be wanted (:meth:`wants_state` says which);
+    ``nonfinite``: whether the NaN/±Inf entries of each gradient are to be counted.
     """
 
-    def __init__(self, param, states):
+    def __init__(self, param, states, nonfinite=False):
         self.param = param
         self.states = states
+        self.nonfinite = nonfinite
         self._state_wanted = {}   # state name -> bool, asked of the bus once per call
 
     @classmethod
     def from_bus(cls):
-        """The current request, or None when nobody wants any norm."""
+        """The current request, or None when nobody wants any norm or count."""
         param = tuple(n for n in PARAM_NORMS if BUS.wants_norm(n)) if BUS.wants('norm') else ()
         states = BUS.wants('state_norm')
-        return cls(param, states) if param or states else None
+        nonfinite = BUS.wants('nonfinite')
+        return cls(param, states, nonfinite) if param or states or nonfinite else None
 
     def wants_state(self, name):
         if name not in self._state_wanted:
@@ -131,6 +136,8 @@ class NormRequest:
                     if self.wants_state(name):
                         named[name] = array_norm(array)
             measured[index] = {'norm': norms, 'state_norm': named}
+            if self.nonfinite:
+                measured[index]['nonfinite'] = nonfinite_count(grad)
         return measured
 
 
@@ -167,7 +174,8 @@ def report_update(optimizer, indices, weights, grads, measured):
             if events:
                 emit_batch(kind, 'optimizer', events)
     if BUS.wants('nonfinite'):
-        _report_nonfinite(params, contexts, grads)
+        _report_nonfinite(params, contexts, [(measured or {}).get(index) or {}
+                                             for index in indices], grads)
     if BUS.wants('clip') and optimizer.clip_gradient is not None:
         for param, ctx, grad in zip(params, contexts, grads):
             rescaled = grad.asnumpy() * optimizer.rescale_grad
@@ -176,11 +184,12 @@ def report_update(optimizer, indices, weights, grads, measured):
                      clipped_fraction=clipped)
 
 
-def _report_nonfinite(params, contexts, grads):
-    """Emit ``nonfinite`` (value ``count``) for each gradient with NaN/±Inf entries."""
+def _report_nonfinite(params, contexts, measured, grads):
+    """Emit ``nonfinite`` (value ``count``) for each gradient with NaN/±Inf entries: the
+    count measured with the update, else counted here."""
     events = []
-    for param, ctx, grad in zip(params, contexts, grads):
-        count = nonfinite_count(grad)
+    for param, ctx, found, grad in zip(params, contexts, measured, grads):
+        count = found['nonfinite'] if 'nonfinite' in found else nonfinite_count(grad)
         if count:
             events.append((param, ctx, {'count': float(count)}))
     if events:

@@ -25,6 +25,8 @@ hyper-parameters pass the same checks as new ones.
 """
 import collections
 import io
+import os
+import re
 
 import numpy as np
 
@@ -42,13 +44,50 @@ __all__ = ['dumps_states', 'loads_states', 'read_document', 'encode', 'decode']
 FORMAT = 'gluonedu.optimizer-states'
 VERSION = 1
 DOCUMENT = 'states.json'
-#: The largest states document read (about 100 bytes per parameter and state array).
+#: The largest states document read: about 100 bytes describe a state array, the
+#: optimizer's settings and tables (idx2name, lr_mult) take a few KB more per parameter;
+#: the budget grows with the archive's members, so a large document cannot come alone.
 MAX_DOCUMENT_BYTES = 64 << 20
+DOCUMENT_BYTES_BASE = 256 << 10
+DOCUMENT_BYTES_PER_ARRAY = 4 << 10
+
+
+#: The keys each kind of encoded entry may have (the first one names the kind).
+_ENTRY_KEYS = [('array', {'array', 'ctx', 'stype', 'indices', 'shape'}),
+               ('tuple', {'tuple', 'type', 'fields'}), ('list', {'list'}), ('dict', {'dict'}),
+               ('optimizer', {'optimizer', 'attrs', 'current_device'}),
+               ('scheduler', {'scheduler', 'attrs'})]
+_DOCUMENT_KEYS = {'format', 'version', 'states', 'optimizer', 'extra'}
+_CONTEXT = re.compile(r'(cpu|gpu|cpu_pinned|cpu_shared)\((\d{1,4})\)')
+
+
+def _damaged(what):
+    return MXNetError("optimizer states are damaged: %s" % what)
 
 
 def _parse_ctx(text):
-    name, _, rest = text.partition('(')
-    return Context(name, int(rest.rstrip(')')))
+    match = _CONTEXT.fullmatch(text) if isinstance(text, str) else None
+    if match is None:
+        raise _damaged("%r is not a device such as 'cpu(0)'" % (str(text)[:40],))
+    return Context(match.group(1), int(match.group(2)))
+
+
+def _kind(entry):
+    """Which kind of encoded entry ``entry`` (a dict) is; MXNetError unless its keys
+    are exactly those of one kind."""
+    for kind, allowed in _ENTRY_KEYS:
+        if kind in entry:
+            if not set(entry) <= allowed:
+                raise _damaged("a %s entry has the keys %s" % (kind, sorted(entry)[:8]))
+            return kind
+    raise _damaged("unknown entry %s" % sorted(entry)[:8])
+
+
+def _list_of(entry, key, what=None):
+    value = entry[key]
+    if not isinstance(value, list):
+        raise _damaged("%s is %s, not a list" % (what or key, type(value).__name__))
+    return value
 
 
 class _Encoder:
@@ -100,10 +139,16 @@ class _Decoder:
     def __init__(self, arrays, ctx=None):
         self.arrays = arrays
         self.ctx = ctx
+        self.used = set()
 
     def _host(self, k):
-        if not isinstance(k, int) or k not in self.arrays:
-            raise MXNetError("optimizer states are damaged: array %r is missing" % (k,))
+        """Array ``k``, once: two states sharing a buffer would update it twice (and the
+        NDArrays made here take the freshly read arrays as their buffers)."""
+        if not isinstance(k, int) or isinstance(k, bool) or k not in self.arrays:
+            raise _damaged("array %r is missing" % (str(k)[:40],))
+        if k in self.used:
+            raise _damaged("array %d is referenced twice" % k)
+        self.used.add(k)
         return self.arrays[k]
 
     def _attrs(self, entry):
@@ -113,35 +158,75 @@ class _Decoder:
         return {k: self(v) for k, v in attrs.items()}
 
     def __call__(self, value):
-        if not isinstance(value, dict):
+        if value is None or isinstance(value, (bool, int, float, str)):
             return value
-        if 'array' in value:
-            ctx = self.ctx or _parse_ctx(value['ctx'])
-            if value['stype'] == 'row_sparse':
-                data = self._host(value['array'])
-                return row_sparse_array((data, self._host(value['indices'])),
-                                        shape=value['shape'], ctx=ctx, dtype=data.dtype)
-            return from_numpy(self._host(value['array']), ctx)
-        if 'tuple' in value:
-            items = [self(v) for v in value['tuple']]
+        if not isinstance(value, dict):   # the encoder writes lists as {"list": [...]}
+            raise _damaged("a bare %s %s" % (type(value).__name__, str(value)[:40]))
+        kind = _kind(value)
+        if kind == 'array':
+            return self._array(value)
+        if kind == 'tuple':
+            items = [self(v) for v in _list_of(value, 'tuple')]
+            if 'fields' in value and 'type' not in value:
+                raise _damaged("a state lists fields but no type")
             return _named(value, items) if 'type' in value else tuple(items)
-        if 'list' in value:
-            return [self(v) for v in value['list']]
-        if 'dict' in value:
-            return {self(k): self(v) for k, v in value['dict']}
-        if 'optimizer' in value:
-            klass = Optimizer.opt_registry.get(value['optimizer'])
+        if kind == 'list':
+            return [self(v) for v in _list_of(value, 'list')]
+        if kind == 'dict':
+            return self._dict(value)
+        if kind == 'optimizer':
+            if set(value) != {'optimizer', 'attrs', 'current_device'}:
+                raise _damaged("the optimizer entry has the keys %s" % sorted(value)[:8])
+            klass = Optimizer.opt_registry.get(value['optimizer']) \
+                if isinstance(value['optimizer'], str) else None
             if klass is None:
                 raise MXNetError("the saved optimizer %r is not registered here; import the "
-                                 "module that registers it first" % value['optimizer'])
+                                 "module that registers it first" % (value['optimizer'],))
             return _rebuild_optimizer(klass, self._attrs(value), value.get('current_device', 0))
-        if 'scheduler' in value:
-            klass = getattr(_lr_scheduler, value['scheduler'], None)
-            if not (isinstance(klass, type) and issubclass(klass, _lr_scheduler.LRScheduler)):
-                raise MXNetError("unknown learning-rate scheduler %r in saved states"
-                                 % value['scheduler'])
-            return rebuild(klass, self._attrs(value), 'learning-rate scheduler %s' % klass.__name__)
-        raise MXNetError("optimizer states are damaged: unknown entry %s" % sorted(value))
+        klass = getattr(_lr_scheduler, value['scheduler'], None) \
+            if isinstance(value['scheduler'], str) else None
+        if not (isinstance(klass, type) and issubclass(klass, _lr_scheduler.LRScheduler)):
+            raise MXNetError("unknown learning-rate scheduler %r in saved states"
+                             % (value['scheduler'],))
+        return rebuild(klass, self._attrs(value), 'learning-rate scheduler %s' % klass.__name__)
+
+    def _array(self, value):
+        ctx = self.ctx or _parse_ctx(value.get('ctx'))
+        stype = value.get('stype')
+        if stype == 'row_sparse' and set(value) == {'array', 'ctx', 'stype', 'indices',
+                                                    'shape'}:
+            data, indices = self._host(value['array']), self._host(value['indices'])
+            shape = value['shape']
+            if not (isinstance(shape, list) and len(shape) == data.ndim and data.ndim >= 1 and
+                    all(isinstance(d, int) and not isinstance(d, bool) and 0 <= d < 2 ** 40
+                        for d in shape) and list(data.shape[1:]) == shape[1:] and
+                    indices.ndim == 1 and indices.dtype.kind in 'iu' and
+                    len(indices) == len(data) and
+                    (len(indices) == 0 or (indices.min() >= 0 and indices.max() < shape[0]))):
+                raise _damaged("a row_sparse state does not fit its shape %s"
+                               % (str(shape)[:40],))
+            return row_sparse_array((data, indices), shape=shape, ctx=ctx, dtype=data.dtype)
+        if stype != 'default' or set(value) != {'array', 'ctx', 'stype'}:
+            raise _damaged("an array entry of storage type %r with keys %s"
+                           % (str(stype)[:20], sorted(value)))
+        host = self._host(value['array'])
+        if host.ndim == 0:
+            raise _damaged("array %d has no dimensions" % value['array'])
+        return from_numpy(host, ctx, copy=False)
+
+    def _dict(self, value):
+        out = {}
+        for pair in _list_of(value, 'dict'):
+            if not (isinstance(pair, list) and len(pair) == 2):
+                raise _damaged("a dict entry holds %s, not a [key, value] pair"
+                               % (str(pair)[:40],))
+            key = self(pair[0])
+            if not isinstance(key, (int, float, str)):
+                raise _damaged("the dict key %s is not a number or a string" % str(key)[:40])
+            if key in out:
+                raise _damaged("the dict key %s is repeated" % str(key)[:40])
+            out[key] = self(pair[1])
+        return out
 
 
 def _rebuild_optimizer(klass, attrs, current_device):
@@ -155,21 +240,27 @@ def _rebuild_optimizer(klass, attrs, current_device):
         raise MXNetError("optimizer states are damaged: current_device is %r, not a device id"
                          % (current_device,))
     counts = opt._all_index_update_counts
-    if not all(isinstance(table, dict) for table in counts.values()):
-        raise MXNetError("optimizer states are damaged: the update counts are not tables")
+    if not all(isinstance(device, int) and not isinstance(device, bool) and
+               isinstance(table, dict) for device, table in counts.items()):
+        raise _damaged("the update counts are not tables by device id")
+    if current_device not in counts:
+        raise _damaged("current_device %d has no update counts" % current_device)
     # The current device's counters are an alias into the per-device table.
-    opt._index_update_count = counts.setdefault(current_device, {})
+    opt._index_update_count = counts[current_device]
     return opt
 
 
 def _named(entry, items):
     """The named state an entry describes: its registered type when the fields agree."""
     name, fields = entry['type'], entry.get('fields')
+    if not isinstance(name, str):
+        raise _damaged("a state's type is %s, not a name" % (str(name)[:40],))
+    if not isinstance(fields, list) or len(fields) != len(items) or \
+            not all(isinstance(f, str) for f in fields):
+        raise _damaged("the state %r lists fields %s for %d values"
+                       % (name, str(fields)[:60], len(items)))
     kind = STATE_TYPES.get(name)
     if kind is None or list(kind._fields) != fields:
-        if not isinstance(fields, list) or len(fields) != len(items):
-            raise MXNetError("optimizer states are damaged: the state %r lists fields %r for "
-                             "%d values" % (name, fields, len(items)))
         try:   # a state type this process has not registered: same names, new class
             kind = collections.namedtuple(str(name), [str(f) for f in fields])
         except (TypeError, ValueError):
@@ -209,16 +300,21 @@ def dumps_states(states, optimizer=None, extra=None):
 
 
 def read_document(data):
-    """(JSON document, {k: host array}) of bytes written by :func:`dumps_states`.
+    """(JSON document, {k: host array}) of bytes written by :func:`dumps_states`, or of
+    the file at ``data`` (an ``os.PathLike``: read member by member, never whole).
 
-    Checks the archive (ZIP checksums included), the format and the version; decodes
-    nothing, so a caller can validate the document before building any object from it.
+    Checks the archive (ZIP checksums included), the format, the version and the
+    document's keys; decodes nothing, so a caller can validate the document before
+    building any object from it.
     """
-    if not isinstance(data, (bytes, bytearray)):
+    if isinstance(data, os.PathLike):
+        data = os.fspath(data)
+    elif not isinstance(data, (bytes, bytearray)):
         raise TypeError("optimizer states must be bytes from get_states(), got %s"
                         % type(data).__name__)
     with ArchiveReader(data, 'these optimizer states') as reader:
-        document = reader.document(DOCUMENT, MAX_DOCUMENT_BYTES)
+        document = reader.document(DOCUMENT, min(MAX_DOCUMENT_BYTES, DOCUMENT_BYTES_BASE +
+                                                 DOCUMENT_BYTES_PER_ARRAY * len(reader.members)))
         if not isinstance(document, dict) or document.get('format') != FORMAT or \
                 document.get('version') != VERSION:
             found = (document.get('format'), document.get('version')) \
@@ -226,6 +322,12 @@ def read_document(data):
             raise MXNetError("these are not optimizer states gluonedu wrote (format, version: "
                              "%s); this gluonedu reads %s version %d"
                              % (str(found)[:80], FORMAT, VERSION))
+        if not set(document) <= _DOCUMENT_KEYS or not {'states', 'optimizer'} <= set(document):
+            raise _damaged("the document has the keys %s, not %s"
+                           % (sorted(document)[:8], sorted(_DOCUMENT_KEYS)))
+        if not isinstance(document['states'], dict) or \
+                not isinstance(document.get('extra', {}), dict):
+            raise _damaged("'states' or 'extra' is not an entry")
         arrays = {}
         for member in reader.members:
             if member.endswith('.npy') and member[:-4].isdigit():
@@ -234,8 +336,19 @@ def read_document(data):
 
 
 def loads_states(data, ctx=None):
-    """(states, optimizer or None) from bytes written by :func:`dumps_states`."""
+    """(states, optimizer or None) from bytes written by :func:`dumps_states` (or the
+    file at an ``os.PathLike``).
+
+    The states are a dict of parameter index (int or str) -> state; anything else, or
+    any entry that does not decode, raises MXNetError.
+    """
     document, arrays = read_document(data)
     decoder = _Decoder(arrays, ctx)
     optimizer = decoder(document['optimizer']) if document['optimizer'] is not None else None
-    return decoder(document['states']), optimizer
+    states = decoder(document['states'])
+    if not isinstance(states, dict) or not all(
+            isinstance(k, (int, str)) and not isinstance(k, bool) for k in states):
+        raise _damaged("the states are not a table of parameter index -> state")
+    if optimizer is not None and not isinstance(optimizer, Optimizer):
+        raise _damaged("'optimizer' is not an optimizer entry")
+    return states, optimizer

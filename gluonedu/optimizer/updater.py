@@ -97,8 +97,12 @@ class Updater:
 
     def set_states(self, states):
         """Restore states (and the optimizer, if it was saved) from :meth:`get_states` bytes."""
-        loaded, optimizer = loads_states(states)
-        self.states = loaded
+        self.restore(*loads_states(states))
+
+    def restore(self, states, optimizer=None):
+        """Take ``states`` (index -> state) and ``optimizer``, if not None, as decoded from
+        a state file (:func:`~gluonedu.optimizer.serialization.loads_states`)."""
+        self.states = states
         if optimizer is not None:
             self.optimizer = optimizer
             self.aggregate_updates = optimizer.aggregate_num > 0

@@ -78,3 +78,55 @@ def test_numpy_path_uses_one_reduction_per_quantity(monkeypatch):
     # weight, grad, update, mean, var: five whole-buffer reductions per step
     assert len(calls) == 5 * 4
     assert len(set(calls)) == 1
+
+
+def _poisoned_counts(updater_cls, backend=None, separate_pass=None, kinds=('nonfinite',)):
+    """One step of Adam over parameters whose gradients hold NaN/±Inf (none in one, a
+    chunk's worth in another): the ``nonfinite`` events' counts by parameter, and the
+    counts a separate pass over each gradient gives (``separate_pass``, by default
+    reporting.nonfinite_count)."""
+    from gluonedu import nd, optimizer as opt
+    from gluonedu.optimizer import reporting
+    separate_pass = separate_pass or reporting.nonfinite_count
+    rng = np.random.RandomState(3)
+    shapes = [(5000,), (3, 4), (7,), (300, 20)]
+    weights = [nd.array(rng.randn(*s), dtype='float32') for s in shapes]
+    values = [rng.randn(*s).astype(np.float32) for s in shapes]
+    values[0][[1, 4000]] = [np.nan, np.inf]
+    values[2][:] = -np.inf
+    values[3].flat[::7] = np.nan
+    grads = [nd.array(v) for v in values]
+    separate = {i: separate_pass(g) for i, g in enumerate(grads)}
+    adam = opt.create('adam', learning_rate=0.01)
+    updater = updater_cls(adam, backend=backend) if updater_cls is FusedUpdater \
+        else updater_cls(adam)
+    events = []
+    with subscribe(events.append, kinds=list(kinds)):
+        updater(list(range(len(shapes))), grads, weights)
+    counts = {e.param: e.values['count'] for e in events if e.kind == 'nonfinite'}
+    return counts, {str(i): float(c) for i, c in separate.items() if c}, updater
+
+
+@pytest.mark.parametrize('backend', BACKENDS)
+def test_fused_nonfinite_counts_are_the_separate_passes(backend):
+    counts, separate, updater = _poisoned_counts(FusedUpdater, backend)
+    assert all(path.startswith('fused:') for _, path in updater.last_paths)
+    assert counts == separate and separate == {'0': 2.0, '2': 7.0, '3': 858.0}
+    assert _poisoned_counts(Updater)[0] == separate
+
+
+@needs_numba
+@pytest.mark.parametrize('kinds', [('nonfinite',), ('nonfinite', 'norm', 'state_norm')],
+                         ids=['count only', 'with norms'])
+def test_numba_counts_nonfinite_entries_in_the_update_pass(monkeypatch, kinds):
+    from gluonedu.optimizer import reporting
+
+    def forbidden(*args):
+        raise AssertionError('a separate pass ran; the kernel should have counted')
+    separate_pass = reporting.nonfinite_count
+    monkeypatch.setattr(FlatGroup, 'segment_sums64', forbidden)
+    monkeypatch.setattr(reporting, 'nonfinite_count', forbidden)
+    counts, _, updater = _poisoned_counts(FusedUpdater, 'numba', separate_pass, kinds)
+    assert all(path.startswith('fused:numba') for _, path in updater.last_paths), \
+        updater.last_paths
+    assert counts == {'0': 2.0, '2': 7.0, '3': 858.0}

@@ -107,6 +107,17 @@ def _attrs_of(document, kind):
     ('scheduler', 'warmup_final_lr', 0.0, 'Base lr has to be higher'),
     ('scheduler', 'base_lr', -1.0, 'base_lr=-1.0'),
     ('scheduler', 'warmup_steps', 1.5, 'warmup_steps must be an int'),
+    # accepted by MXNet's (and gluonedu's) constructors, refused in a file
+    ('optimizer', 'wd', float('nan'), "wd=nan; a state file's wd must be a finite number >= 0"),
+    ('optimizer', 'wd', -0.1, "wd=-0.1; a state file's wd must be a finite number >= 0"),
+    ('optimizer', 'rescale_grad', -1.0, "rescale_grad must be a finite number > 0"),
+    ('optimizer', 'rescale_grad', 0.0, "rescale_grad must be a finite number > 0"),
+    ('optimizer', 'rescale_grad', float('inf'), "rescale_grad=inf"),
+    ('optimizer', 'clip_gradient', float('nan'), "clip_gradient must be a finite number"),
+    ('optimizer', 'begin_num_update', -2, "begin_num_update must be a finite number >= 0"),
+    ('optimizer', 'multi_precision', 'x', "multi_precision='x'; expected True or False"),
+    ('optimizer', 'lr', float('inf'), "lr=inf; a state file's lr must be a finite number"),
+    ('scheduler', 'stop_factor_lr', -1.0, "stop_factor_lr must be a finite number >= 0"),
 ])
 def test_edited_hyperparameters_are_refused_and_nothing_changes(kind, name, value, says):
     sched = mx.lr_scheduler.FactorScheduler(step=2, factor=0.5, base_lr=0.1, warmup_steps=1,
@@ -123,6 +134,14 @@ def test_edited_hyperparameters_are_refused_and_nothing_changes(kind, name, valu
         target.set_states(edit_document(raw, DOCUMENT, edit))
     assert (target.optimizer, dict(target.states)) == before
     assert target.optimizer.lr == 0.5
+
+
+def test_a_negative_clip_gradient_in_a_file_means_no_clipping_as_in_mxnet():
+    updater, ws, rs = _trained(mx.optimizer.SGD(clip_gradient=-1.0, learning_rate=0.1))
+    restored = mx.optimizer.get_updater(mx.optimizer.SGD())
+    restored.set_states(updater.get_states(dump_optimizer=True))
+    assert restored.optimizer.clip_gradient == -1.0
+    _goes_on_alike(updater, ws, rs, restored)
 
 
 def test_a_derived_value_that_disagrees_with_the_hyperparameters_is_refused():

@@ -169,8 +169,10 @@ def draw_case(draw, op, call_name, case_id, rng):
     grad = [i for i, a in enumerate(args) if inputs[a['nd']].dtype.name in FLOATS[1:]]
     if random_output or draw(st.integers(0, 2)):
         grad = []
+    # (seeding costs more than most calls: only the samplers get a seed)
     case = {'id': case_id, 'call': call_name, 'args': args, 'kwargs': params, 'grad': grad,
-            'compare': 'shape' if random_output else 'values', 'seed': 0}
+            'compare': 'shape' if random_output else 'values',
+            'seed': 0 if random_output else None}
     if grad and op.name in SINGLE_PRECISION_GRADIENTS:
         case['tol'] = list(ops_outcomes.TOLERANCES['float32'])
     if op.name.startswith(LINALG):
@@ -182,10 +184,15 @@ def _python(value):
     return tuple(value['tuple']) if isinstance(value, dict) and 'tuple' in value else value
 
 
-def generate(per_op):
-    """(cases, inputs): ``per_op`` calls of each operator of the table."""
+def generate(total, min_per_op):
+    """(cases, inputs): ``total`` calls (or a few more) spread evenly over the operators
+    of the table, at least ``min_per_op`` of each: the suite's cost is bounded however
+    many operators the table grows to, until ``min_per_op`` of each outgrows ``total``.
+    """
+    ops = fuzzed_ops()
+    per_op = max(min_per_op, -(-total // len(ops)))
     cases, inputs = [], {}
-    for op, call_name in fuzzed_ops():
+    for op, call_name in ops:
         drawn = []
 
         @settings(max_examples=per_op, derandomize=True, database=None, deadline=None,

@@ -6,21 +6,27 @@ Run by the reference interpreter (never importing gluonedu)::
 
 Each case runs in a forked child (MXNet is imported once, before forking), so that the
 calls on which MXNet 1.9.1 crashes (``transpose`` with a repeated axis segfaults) are
-recorded as ``{"status": "crash", "signal": n}`` instead of ending the run (a call that
-hangs is ended by SIGALRM after :data:`CASE_TIMEOUT_S`). With
-``--shared`` (the fuzz suite's thousands of calls) one child runs the cases one after the
-other and a new one goes on after a crash: far fewer forks, but a call that corrupts
-MXNet's memory without crashing (``scatter_nd`` with an index out of range) may make a
-later one crash, which is then recorded as a crash too.
+recorded as ``{"status": "crash", "signal": n}`` instead of ending the run. A call that
+never returns is ended by a limit on CPU time (:data:`CASE_CPU_S`, SIGPROF: the machine's
+load does not count against it) and, should it block without computing, by SIGALRM after
+:data:`CASE_TIMEOUT_S`. With ``--shared`` (the fuzz suite's thousands of calls) one child
+runs the cases one after the other and a new one goes on after a crash: far fewer forks,
+but a call that corrupts MXNet's memory without crashing (``scatter_nd`` with an index out
+of range) may make a later one crash, which is then recorded as a crash too. The child
+sends each outcome to the parent through a pipe as soon as it has it (no file per case).
+
 The results file (:func:`parity_driver.save_arrays`) holds each successful case's arrays under
 ``"<id>|<name>"`` and ``__meta__``: the MXNet version and every case's outcome
 (``{"status": "ok"}``, ``{"status": "error", "type": ..., "message": ...}`` or a crash).
+A case runs with ``mx.random.seed(case['seed'])`` first (seed 0 if it names none) unless
+its ``seed`` is ``null``: seeding costs more than most calls, and only samplers need it.
 """
 import json
 import os
+import pickle
 import signal
+import struct
 import sys
-import tempfile
 
 import numpy as np
 
@@ -31,44 +37,59 @@ import parity_driver  # noqa: E402
 import mxnet as mx  # noqa: E402
 
 
-#: Seconds one call may take before it counts as a crash (SIGALRM): MXNet 1.9.1's negative
-#: binomial sampler loops forever on some parameters.
-CASE_TIMEOUT_S = 10
+#: CPU seconds one call may use before it counts as a crash: MXNet 1.9.1's gamma and
+#: negative binomial samplers loop forever on some parameters; a real call takes ms.
+CASE_CPU_S = 0.5
+#: Wall-clock seconds, for a call that blocks instead of computing.
+CASE_TIMEOUT_S = 30
+_HEADER = struct.Struct('<Q')
 
 
-def _run_case(case, inputs, scratch):
-    """Run ``case``, leaving its outcome in ``scratch``.json (its arrays in .npz)."""
-    mx.random.seed(int(case.get('seed', 0)))
+def _outcome(case, inputs):
+    """``(meta, arrays)`` of one case."""
+    if case.get('seed', 0) is not None:
+        mx.random.seed(int(case.get('seed', 0)))
     outcome = ops_driver.run_case(mx, case, inputs)
     if outcome[0] == 'ok':
-        parity_driver.save_arrays(scratch + '.npz', outcome[1])
-        meta = {'status': 'ok'}
-    else:
-        meta = {'status': 'error', 'type': outcome[1], 'message': outcome[2]}
-    with open(scratch + '.json', 'w') as f:
-        json.dump(meta, f)
+        return {'status': 'ok'}, outcome[1]
+    return {'status': 'error', 'type': outcome[1], 'message': outcome[2]}, {}
 
 
-def _run_from(cases, start, stop, inputs, tmp):
-    """Run ``cases[start:stop]`` in one fork; (the index of the case it crashed on and the
-    signal), or (None, None)."""
+def _run_from(cases, start, stop, inputs, record):
+    """Run ``cases[start:stop]`` in one fork, handing each ``(index, meta, arrays)`` to
+    ``record`` as it arrives; ``(the index of the case it crashed on, the signal)``, or
+    ``(None, None)``."""
+    read_end, write_end = os.pipe()
     pid = os.fork()
-    if pid == 0:  # the child: run, save, leave without running any cleanup of the parent
+    if pid == 0:  # the child: run, send, leave without running any cleanup of the parent
+        os.close(read_end)
         code = 1
         try:
-            for i in range(start, stop):
-                signal.alarm(CASE_TIMEOUT_S)  # a call that never returns ends the child
-                _run_case(cases[i], inputs, os.path.join(tmp, str(i)))
-                signal.alarm(0)
+            with os.fdopen(write_end, 'wb') as pipe:
+                for i in range(start, stop):
+                    signal.setitimer(signal.ITIMER_PROF, CASE_CPU_S)
+                    signal.alarm(CASE_TIMEOUT_S)
+                    message = pickle.dumps((i,) + _outcome(cases[i], inputs))
+                    signal.alarm(0)
+                    signal.setitimer(signal.ITIMER_PROF, 0)
+                    pipe.write(_HEADER.pack(len(message)) + message)
+                    pipe.flush()
             code = 0
         finally:
             os._exit(code)
+    os.close(write_end)
+    done = start
+    with os.fdopen(read_end, 'rb') as pipe:
+        while True:
+            header = pipe.read(_HEADER.size)
+            if len(header) < _HEADER.size:
+                break
+            message = pipe.read(_HEADER.unpack(header)[0])
+            record(*pickle.loads(message))
+            done += 1
     _, status = os.waitpid(pid, 0)
     if os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0:
         return None, None
-    done = start
-    while os.path.exists(os.path.join(tmp, str(done)) + '.json'):
-        done += 1
     return done, os.WTERMSIG(status) if os.WIFSIGNALED(status) else None
 
 
@@ -77,25 +98,21 @@ def main(cases_path, inputs_path, results_path, shared=False):
         cases = json.load(f)
     inputs = parity_driver.load_arrays(inputs_path)
     results, outcomes = {}, {}
-    with tempfile.TemporaryDirectory() as tmp:
-        start = 0
-        while start < len(cases):
-            stop = len(cases) if shared else start + 1
-            crashed, signal = _run_from(cases, start, stop, inputs, tmp)
-            if crashed is None:
-                start = stop
-                continue
-            outcomes[cases[crashed]['id']] = {'status': 'crash', 'signal': signal}
-            start = crashed + 1
-        for i, case in enumerate(cases):
-            if case['id'] in outcomes:
-                continue
-            scratch = os.path.join(tmp, str(i))
-            with open(scratch + '.json') as f:
-                outcomes[case['id']] = meta = json.load(f)
-            if meta['status'] == 'ok':
-                for name, array in parity_driver.load_arrays(scratch + '.npz').items():
-                    results[case['id'] + '|' + name] = array
+
+    def record(i, meta, arrays):
+        outcomes[cases[i]['id']] = meta
+        for name, array in arrays.items():
+            results[cases[i]['id'] + '|' + name] = array
+
+    start = 0
+    while start < len(cases):
+        stop = len(cases) if shared else start + 1
+        crashed, signal_number = _run_from(cases, start, stop, inputs, record)
+        if crashed is None:
+            start = stop
+            continue
+        outcomes[cases[crashed]['id']] = {'status': 'crash', 'signal': signal_number}
+        start = crashed + 1
     meta = {'mxnet_version': mx.__version__, 'outcomes': outcomes}
     results['__meta__'] = np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8)
     parity_driver.save_arrays(results_path, results)

@@ -1,9 +1,11 @@
 """Differential fuzzing of the operator table against MXNet 1.9.1 (issue 15).
 
-:mod:`fuzz_cases` generates, seeded, :data:`CALLS_PER_OP` calls of every operator of the
-table — empty and broadcasting shapes, every dtype, valid and bad parameters, unknown
+:mod:`fuzz_cases` generates, seeded, :data:`TOTAL_CALLS` calls spread evenly over the
+operators of the table (at least :data:`MIN_CALLS_PER_OP` of each: the suite's cost does not
+grow with the table) — empty and broadcasting shapes, every dtype, valid and bad parameters, unknown
 keywords, gradients — and MXNet 1.9.1 runs all of them in one oracle process
-(oracle_ops_mxnet.py --shared: one fork runs them all, another goes on after a crash). gluonedu must give MXNet's outcome for each
+(oracle_ops_mxnet.py --shared: one fork runs them all, another goes on after a crash).
+gluonedu must give MXNet's outcome for each
 (:func:`ops_outcomes.mismatch`): equal values and gradients where MXNet returns, the
 same error class where it raises — MXNetError where MXNet's is, never a raw NumPy or
 Python exception. :data:`DIVERGENCES` lists the kinds of call where gluonedu differs on
@@ -22,8 +24,8 @@ import ops_outcomes
 from conftest import REPO, run_cases
 
 ORACLE_SCRIPT = REPO / 'tests' / 'parity' / 'oracle_ops_mxnet.py'
-CALLS_PER_OP = 10
-
+TOTAL_CALLS = 2000
+MIN_CALLS_PER_OP = 3
 
 
 def _empty_input(case, inputs):
@@ -97,13 +99,14 @@ DIVERGENCES = [
 @pytest.fixture(scope='module')
 def fuzz_run(tmp_path_factory):
     """(cases, {case id: gluonedu's outcome}, {case id: MXNet's}, MXNet's arrays)."""
-    cases, inputs = fuzz_cases.generate(CALLS_PER_OP)
+    cases, inputs = fuzz_cases.generate(TOTAL_CALLS, MIN_CALLS_PER_OP)
     workdir = tmp_path_factory.mktemp('mxnet_fuzz_oracle')
     results, meta = run_cases(ORACLE_SCRIPT, cases, inputs, workdir,
                               lambda *paths: [*paths, '--shared'])
     ours = {}
     for case in cases:
-        gluonedu.random.seed(0)
+        if case['seed'] is not None:
+            gluonedu.random.seed(case['seed'])
         ours[case['id']] = ops_driver.run_case(gluonedu, case, inputs)
     arrays = collections.defaultdict(dict)
     for key, value in results.items():
@@ -114,10 +117,11 @@ def fuzz_run(tmp_path_factory):
 
 def test_the_fuzz_calls_every_operator_of_the_table_often(fuzz_run):
     cases, _, ours, theirs, _ = fuzz_run
-    assert len(cases) >= 2000
+    assert len(cases) >= TOTAL_CALLS
     called = collections.Counter(c['call'].rpartition('.')[2] for c in cases)
     names = {name.rpartition('.')[2] for _, name in fuzz_cases.fuzzed_ops()}
-    assert set(called) == names and min(called.values()) == CALLS_PER_OP
+    assert set(called) == names and min(called.values()) >= MIN_CALLS_PER_OP
+    assert max(called.values()) - min(called.values()) <= 1
     statuses = collections.Counter(t['status'] for t in theirs.values())
     # both kinds of outcome are exercised in earnest
     assert statuses['ok'] >= 400 and statuses['error'] >= 400, statuses

@@ -13,7 +13,11 @@ buffers, either
   before it.
 
 States are found by name: the run's state buffers, and the kernel's written arrays, are
-named as the optimizer's state fields. Either way the result is the dictionary the
+named as the optimizer's state fields. If the request counts non-finite gradient entries,
+the kernel's pass counts them too (a last column: only a chunk whose Σg² is not finite
+is scanned again, so a finite gradient costs nothing more) — or, if no norm is wanted,
+a lighter loop sums each chunk's gradient just before updating it; the other paths
+count them per parameter after the step. Either way the result is the dictionary the
 reference's measurement gives, ``{index: {'norm': {...}, 'state_norm': {...}}}``, so the
 events are the same.
 """
@@ -55,14 +59,19 @@ class FlatNorms:
             raise RuntimeError("a step measured in its kernel's pass runs one kernel; %s "
                                "runs two (set fused_one_pass = False)" % kernel.name)
         self._kernel = kernel
-        self._sums = np.empty((len(self.run.chunk_lo), 2 + len(kernel.writes)))
+        # Σw'², Σg², Σ(w'-w)², Σs'² per written state, the non-finite gradient count;
+        # or, when no norm is wanted, the count alone (a lighter loop)
+        columns = 3 + len(kernel.writes) if self.request.param or self.states else 1
+        self._sums = np.empty((len(self.run.chunk_lo), columns))
         return self._sums
 
     def result(self):
         """``{index: {'norm': {...}, 'state_norm': {...}}}`` after the step."""
         run, request = self.run, self.request
         names = list(request.param)
-        if self._kernel is not None:
+        if self._kernel is not None and self._sums.shape[1] == 1:
+            sums, state_names = np.zeros((len(run.indices), 0)), []
+        elif self._kernel is not None:
             written = [n for n in self._kernel.writes if n != 'weight']
             in_sums = [n for n in self.states if n in written]
             columns = [_COLUMN[n] for n in names] + [3 + written.index(n) for n in in_sums]
@@ -74,9 +83,23 @@ class FlatNorms:
         else:
             sums, state_names = self._reductions(names, self.states), self.states
         split = len(names)
-        return {index: {'norm': dict(zip(names, row[:split])),
-                        'state_norm': dict(zip(state_names, row[split:]))}
-                for index, row in zip(run.indices, np.sqrt(sums).tolist())}
+        measured = {index: {'norm': dict(zip(names, row[:split])),
+                            'state_norm': dict(zip(state_names, row[split:]))}
+                    for index, row in zip(run.indices, np.sqrt(sums).tolist())}
+        if request.nonfinite:
+            for index, count in zip(run.indices, self._nonfinite_counts()):
+                measured[index]['nonfinite'] = int(count)
+        return measured
+
+    def _nonfinite_counts(self):
+        """NaN/±Inf entries of each parameter's gradient: the kernel's last column, or
+        (no kernel pass) one segment sum of the gradient's non-finite flags (a 0/1 flag
+        is its own square)."""
+        run = self.run
+        if self._kernel is not None:
+            return np.add.reduceat(self._sums[:, -1], run.first_chunk)
+        flags = ~run.xp.isfinite(run.model_grad)
+        return run.segment_sums64(flags.astype(np.float32))
 
     def _reductions(self, names, states):
         """Σx² per parameter by segment reductions: of ``names`` (weight/grad/update), then

@@ -157,6 +157,16 @@ def _module_source(kernel):
                          if value is None else '        _x = np.float64(%s)' % value)
             lines.append('        %s += _x * _x' % total)
         lines += ['    _out[%d] = %s' % (j, t) for j, t in enumerate(totals)]
+        # The non-finite gradient entries: a finite Σg² proves there are none, so only
+        # a chunk holding NaN/Inf is scanned again.
+        lines += [
+            '    _bad = 0.0',
+            '    if not np.isfinite(_t_grad):',
+            '        for _i in range(grad.shape[0]):',
+            '            if not np.isfinite(grad[_i]):',
+            '                _bad += 1.0',
+            '    _out[%d] = _bad' % len(totals),
+        ]
         lines += [
             '',
             '',
@@ -178,6 +188,37 @@ def _module_source(kernel):
             '        chunk_sums(%s, _before[_a:_b], _out[_c])' % ', '.join(
                 ['%s[_a:_b]' % n for n in arrays] + ['%s[_k]' % n for n in per_parameter] +
                 list(constants)),
+        ]
+    if 'grad' in arrays and 'grad' not in kernel.writes:
+        # Only the non-finite gradient entries are wanted: the chunk's gradient is
+        # summed as the update reads it (a finite sum proves every entry finite).
+        lines += [
+            '',
+            '',
+            "@numba.njit(cache=True, error_model='numpy')",
+            'def count_nonfinite(grad):',
+            '    _t = 0.0',
+            '    for _i in range(grad.shape[0]):',
+            '        _t += np.float64(grad[_i])',
+            '    _bad = 0.0',
+            '    if not np.isfinite(_t):',
+            '        for _i in range(grad.shape[0]):',
+            '            if not np.isfinite(grad[_i]):',
+            '                _bad += 1.0',
+            '    return _bad',
+            '',
+            '',
+            "@numba.njit(parallel=True, cache=True, error_model='numpy')",
+            'def loop_count(%s, _out):' % ', '.join(
+                list(arrays) + ['_lo', '_hi', '_seg'] + scalars),
+            '    for _c in numba.prange(_lo.shape[0]):',
+            '        _a = _lo[_c]',
+            '        _b = _hi[_c]',
+            '        _k = _seg[_c]',
+            '        _out[_c, 0] = count_nonfinite(grad[_a:_b])',
+            '        chunk(%s)' % ', '.join(['%s[_a:_b]' % n for n in arrays] +
+                                           ['%s[_k]' % n for n in per_parameter] +
+                                           list(constants)),
         ]
     if set(arrays) - set(kernel.writes) == {'grad'}:
         # Rows: every array but the gradient is 2-D (all rows of the weight); grad holds
@@ -281,8 +322,9 @@ class NumbaBackend:
         """Apply ``kernel`` in place over the flat buffers of ``run`` (a FlatRun; the
         arrays and scalars in the kernel's order).
 
-        ``sums``: None, or a float64 array of shape (chunks, 3 + states) that receives,
-        per chunk, Σw'², Σg², Σ(w' - w)² and Σs'² for each written state.
+        ``sums``: None, or a float64 array of shape (chunks, 4 + states) that receives,
+        per chunk, Σw'², Σg², Σ(w' - w)², Σs'² for each written state and the count of
+        non-finite gradient entries — or of shape (chunks, 1): the count only.
         """
         per_parameter = [np.ascontiguousarray(p, dtype=np.float32) for p in per_parameter]
         constants = [np.float32(c) for c in constants]
@@ -291,6 +333,8 @@ class NumbaBackend:
         bounds = (run.chunk_lo, run.chunk_hi, run.chunk_segment)
         if sums is None:
             module.loop(*arrays, *bounds, *per_parameter, *constants)
+        elif sums.shape[1] == 1:
+            module.loop_count(*arrays, *bounds, *per_parameter, *constants, sums)
         else:
             before = run.scratch('weight_before', arrays[kernel.arrays.index('weight')].dtype)
             module.loop_sums(*arrays, *bounds, *per_parameter, *constants, before, sums)

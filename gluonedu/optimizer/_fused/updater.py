@@ -158,8 +158,8 @@ class FusedUpdater(Updater):
         """The flat runs laid out so far (for teaching and tests)."""
         return list(self._runs_built.values())
 
-    def set_states(self, states):
-        super().set_states(states)
+    def restore(self, states, optimizer=None):
+        super().restore(states, optimizer)
         self._runs_built.clear()  # the loaded states are new arrays: lay them out again
 
     def sync_state_context(self, state, context):
