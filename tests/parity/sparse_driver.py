@@ -359,6 +359,8 @@ _E = {
         (4, 10), 'csr', density=0.05, distribution='powerlaw'),
     'err_csr_density': lambda mx, i: mx.test_utils.rand_ndarray((4, 10), 'csr', density=1.5),
     'err_adagrad_csr_grad': lambda mx, i: _adagrad_csr_grad(mx, i),
+    'err_embedding_csr_ids': lambda mx, i: _embedding_sparse_ids(mx, i, 'csr'),
+    'err_embedding_row_sparse_ids': lambda mx, i: _embedding_sparse_ids(mx, i, 'row_sparse'),
 }
 # Invalid (data, indices, indptr): MXNet stores them and check_format() raises; gluonedu
 # raises at construction. Either way the case raises MXNetError.
@@ -381,6 +383,11 @@ def _push_csr(mx, inputs):
     out = mx.nd.zeros((4, 3))
     kv.pull(0, out=out)
     out.asnumpy()
+
+
+def _embedding_sparse_ids(mx, inputs, ids_stype):
+    ids = mx.nd.array(inputs['emb_ids'][:2]).tostype(ids_stype)
+    mx.nd.Embedding(ids, mx.nd.array(inputs['emb_w']), EMB_ROWS, EMB_DIM).asnumpy()
 
 
 def _adagrad_csr_grad(mx, inputs):

@@ -9,7 +9,7 @@ from ...base import MXNetError
 from .. import _graph
 from ..infer import like_first, merge
 from ..nn_ops.kernels.blas import threads_for
-from ..registry import FLOATS, Axis, Bool, DType, Enum, Float, Int, Op, Shape, add
+from ..registry import FLOATS, Axis, Bool, DType, Enum, Float, Int, Op, Shape, add, get
 
 
 def fully_connected(env, data, weight, bias=None, *, num_hidden, no_bias, flatten):
@@ -104,7 +104,18 @@ def _embedding_types(in_types, out_types, params):
     return [in_types[0], dtype], [dtype]
 
 
+def _embedding_storage(inputs, params):
+    """Embedding with a sparse input: MXNet looks up dense ids only (sparse ``data`` is an
+    MXNetError); a row_sparse or csr weight is used as its dense equivalent."""
+    data, weight = inputs
+    if data.stype != 'default':
+        raise MXNetError('Embedding: the ids (data) must be a dense array, got %s storage; '
+                         "convert them with .tostype('default')" % data.stype)
+    return get('Embedding').run([data, weight.tostype('default')], params)
+
+
 add(Op('Embedding', embedding, ('data', 'weight'), same_dtype=False,
+       compute_ex=_embedding_storage,
        infer_shape=_embedding_shapes, infer_type=_embedding_types, params=[
     Int('input_dim', low=1, doc='The vocabulary size (rows of the weight).'),
     Int('output_dim', low=1, doc='The embedding size (columns of the weight).'),
