@@ -208,7 +208,8 @@ def check_address(address, timeout=3.0):
 
 
 _LOCAL = {}   # what start_local_ray set up, for stop_local_ray
-_START_ATTEMPTS = 3
+#: How many fresh nodes a local cluster tries before a startup timeout is raised.
+START_ATTEMPTS = 3
 _AUTH_VARS = ('RAY_AUTH_MODE', 'RAY_AUTH_TOKEN', 'RAY_AUTH_TOKEN_PATH')
 
 
@@ -244,7 +245,7 @@ def start_local_ray(num_cpus=None, log_to_driver=False):
             Config.initialize("")
         except (ImportError, AttributeError):  # an older Ray without token authentication
             pass
-    for attempt in range(_START_ATTEMPTS):
+    for attempt in range(START_ATTEMPTS):
         # Unix socket paths are limited to ~100 characters: keep the directory name short.
         temp_dir = tempfile.mkdtemp(prefix='gluonedu-ray-')
         try:
@@ -258,7 +259,7 @@ def start_local_ray(num_cpus=None, log_to_driver=False):
             shutil.rmtree(temp_dir, ignore_errors=True)
             # Ray gives its node 30 s to register; a machine busy with other work can miss
             # that once. Try again with a fresh node before giving up.
-            if 'timed out during startup' in str(err) and attempt + 1 < _START_ATTEMPTS:
+            if 'timed out during startup' in str(err) and attempt + 1 < START_ATTEMPTS:
                 continue
             _LOCAL['temp_dir'] = None
             stop_local_ray()

@@ -1,7 +1,7 @@
 """Runs the parity cases of the gluon losses, the initializers and autograd.Function against
 an MXNet-like module ``mx`` (MXNet 1.9.1 or gluonedu).
 
-Both sides run this code: ``oracle_loss_init.py`` with the real ``mxnet``, the tests with
+Both sides run this code: ``oracle_cases.py`` with the real ``mxnet``, the tests with
 ``gluonedu``. A case returns ``{name: array}``: the outputs, the gradients of the inputs
 after ``backward()`` (a seeded, non-constant head gradient), or — where a call must fail —
 the exception it raised (:func:`_raised`). Inputs are seeded NumPy arrays.

@@ -13,7 +13,7 @@ import pytest
 import loss_init_parity_driver as driver
 from conftest import HERE, load_oracle_npz, oracle_case_arrays, run_oracle
 
-ORACLE_SCRIPT = HERE / 'oracle_loss_init.py'
+ORACLE_SCRIPT = HERE / 'oracle_cases.py'
 
 
 @pytest.fixture(scope='module')
@@ -21,7 +21,7 @@ def loss_init_oracle(tmp_path_factory):
     """``(results, meta)`` of every case, run once on MXNet 1.9.1."""
     workdir = tmp_path_factory.mktemp('mxnet_loss_init_oracle')
     results_path = workdir / 'results.npz'
-    run_oracle(ORACLE_SCRIPT, [results_path], workdir, results_path)
+    run_oracle(ORACLE_SCRIPT, [driver.__name__, results_path], workdir, results_path)
     return load_oracle_npz(results_path)
 
 

@@ -13,7 +13,7 @@ import test_utils_parity_driver as driver
 import vision_files
 from conftest import HERE, load_oracle_npz, oracle_case_arrays, run_oracle
 
-ORACLE_SCRIPT = HERE / 'oracle_test_utils.py'
+ORACLE_SCRIPT = HERE / 'oracle_cases.py'
 
 
 def _write_mnist(folder):
@@ -27,7 +27,7 @@ def test_utils_oracle(tmp_path_factory):
     workdir = tmp_path_factory.mktemp('mxnet_test_utils_oracle')
     _write_mnist(workdir)
     results_path = workdir / 'results.npz'
-    run_oracle(ORACLE_SCRIPT, [results_path], workdir, results_path)
+    run_oracle(ORACLE_SCRIPT, [driver.__name__, results_path], workdir, results_path)
     return workdir, load_oracle_npz(results_path)
 
 

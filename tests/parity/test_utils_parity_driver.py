@@ -1,7 +1,7 @@
 """Runs the ``mx.test_utils`` parity cases against an MXNet-like module ``mx`` (MXNet 1.9.1
 or gluonedu).
 
-Both sides run this code: ``oracle_test_utils.py`` with the real ``mxnet``, the tests
+Both sides run this code: ``oracle_cases.py`` with the real ``mxnet``, the tests
 with ``gluonedu``. The random helpers draw from NumPy's global generator, seeded here
 before each case (the legacy stream is the same under NumPy 1.23 and 2). A case returns
 ``{name: array}``; where it checks an assertion helper, the array is the name of the
