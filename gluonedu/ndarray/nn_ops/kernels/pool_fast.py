@@ -46,7 +46,9 @@ def forward(xp, x, kernel, stride, pad, out_size, pool_type, count_include_pad, 
         return pool_reference.forward(xp, x, kernel, stride, pad, out_size, pool_type,
                                       count_include_pad, p_value)
     if pool_type == 'max':
-        windows = _windows(xp, x, kernel, stride, pad, out_size, lowest(x.dtype))
+        floor = lowest(x.dtype)
+        # fmax: a NaN or -inf entry counts as the lowest value, so it never wins (MXNet)
+        windows = xp.fmax(_windows(xp, x, kernel, stride, pad, out_size, floor), floor)
         first_max = windows.argmax(axis=-1)
         y = xp.take_along_axis(windows, first_max[..., None], axis=-1)[..., 0]
         return y, first_max

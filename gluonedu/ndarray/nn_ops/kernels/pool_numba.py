@@ -3,8 +3,8 @@
 The same rule as :mod:`.pool_reference`: each window of the input, padded with the
 dtype's lowest value, gives its largest entry, and the gradient goes to the first
 largest one in row-major order of the offsets (each entry is compared with ``>`` to
-the largest so far, starting from the first, as the reference does: a NaN later in a
-window never wins).
+the largest so far, starting from the lowest value, as the reference does: a NaN or
+-inf never wins).
 ``saved[n, c, oh, ow]`` is that entry's offset ``kh·KW + kw`` in its window, the same
 index :mod:`.pool_fast`'s NumPy path keeps.
 """
@@ -20,7 +20,7 @@ def max_pool_2d(x, kernel_h, kernel_w, stride_h, stride_w, pad_h, pad_w, lowest,
         for c in range(channels):
             for oh in range(out_h):
                 for ow in range(out_w):
-                    best, where, first = lowest, 0, True
+                    best, where = lowest, 0
                     for kh in range(kernel_h):
                         ih = oh * stride_h + kh - pad_h
                         for kw in range(kernel_w):
@@ -29,8 +29,8 @@ def max_pool_2d(x, kernel_h, kernel_w, stride_h, stride_w, pad_h, pad_w, lowest,
                                 v = x[n, c, ih, iw]
                             else:
                                 v = lowest
-                            if first or v > best:
-                                best, where, first = v, kh * kernel_w + kw, False
+                            if v > best:
+                                best, where = v, kh * kernel_w + kw
                     y[n, c, oh, ow] = best
                     saved[n, c, oh, ow] = where
 

@@ -3,15 +3,17 @@
 Data is channel-first ``(N, C, *S)``; every output position ``i`` (per spatial axis)
 looks at the padded input positions ``i·stride + k``, ``k = 0 … kernel-1``:
 
-    max:  y[i] = max_k  xpad[i·s + k]         (padding never wins)
+    max:  y[i] = max(lowest, max_k xpad[i·s + k])   (padding never wins, nor a NaN)
     sum:  y[i] = Σ_k    xpad[i·s + k]         (padding counts as 0)
     avg:  y[i] = Σ_k    xpad[i·s + k] / size(i)
     lp:   y[i] = (Σ_k   xpad[i·s + k]^p)^(1/p)     p = 1, 2, 3
 
 ``size(i)`` follows MXNet: along each axis, the window clipped to the padded input
 (``count_include_pad=True``) or to the input itself (False); the product over axes.
-The gradient of max goes to the *first* largest entry of each window (in row-major
-order of the offsets), as MXNet's CPU kernel does; the others spread ``dy`` over the
+Max starts each window at the dtype's lowest value and lets an entry win only when it
+is larger (``>``), as MXNet's CPU kernel does: a NaN or -inf never wins, and a window of
+nothing else gives the lowest value. Its gradient goes to the *first* winner of each
+window (in row-major order of the offsets; the first offset when nothing won); the others spread ``dy`` over the
 window with their weights. The loops below run over the ``prod(kernel)`` offsets; each
 step is one vectorised operation on arrays of the output's size.
 """
@@ -60,9 +62,9 @@ def forward(xp, x, kernel, stride, pad, out_size, pool_type, count_include_pad, 
     windows = (xpad[(slice(None), slice(None)) + offset_slices(k, stride, (1,) * len(k),
                                                                 out_size)] for k in offsets)
     if pool_type == 'max':
-        y = next(windows).copy()
+        y = xp.full(x.shape[:2] + tuple(out_size), fill, dtype=x.dtype)
         first_max = xp.zeros(y.shape, dtype=np.int64)
-        for index, patch in enumerate(windows, start=1):
+        for index, patch in enumerate(windows):
             larger = patch > y
             y = xp.where(larger, patch, y)
             first_max = xp.where(larger, index, first_max)
