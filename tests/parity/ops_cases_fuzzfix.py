@@ -2,7 +2,8 @@
 bounds on integer arrays, ``_arange`` with ``infer_range`` and integer dtypes, ``_eye``
 with M ≤ 0, SELU's constants, the gradients of BatchNorm and LayerNorm started from their
 ``output_mean_var`` outputs, L2Normalization of 1-D data, ``dot`` of transposed vectors and
-``multi_sum_sq`` of mixed dtypes.
+``multi_sum_sq`` of mixed dtypes, the gradient of the finiteness checks and samplers
+asked for zero samples.
 
 :func:`extended` adds them, and the inputs they use, to :mod:`ops_cases`. Like
 :mod:`ops_cases`, this module imports neither mxnet nor gluonedu.
@@ -34,7 +35,7 @@ def fuzzfix_inputs():
 
 
 def fuzzfix_cases():
-    from ops_cases import case, nd  # ops_cases imports this module at its end
+    from ops_cases import case, nd, tup  # ops_cases imports this module at its end
     u8, i8, i32 = nd('ff_u8'), nd('ff_i8'), nd('ff_i32')
     bn = (nd('ff_bn_x'), nd('ff_gamma3'), nd('ff_beta3'), nd('ff_mean3'), nd('ff_var3'))
     cases = [
@@ -81,6 +82,13 @@ def fuzzfix_cases():
         case('multi_sum_sq/mixed-dtypes', 'multi_sum_sq', nd('ff_v3'), nd('ff_v3d'),
              num_arrays=2),
         case('multi_sum_sq/int32', 'multi_sum_sq', i32, i32, num_arrays=2),
+        case('all_finite/grad', 'all_finite', nd('ff_v3'), grad=(0,)),
+        case('multi_all_finite/grad', 'multi_all_finite', nd('ff_v3'), nd('ff_w3'),
+             num_arrays=2, grad=(0, 1)),
+        case('argmax_channel/grad', 'argmax_channel', nd('ff_m32'), grad=(0,)),
+        case('sample_poisson/zero-samples', 'sample_poisson', nd('ff_var3'), shape=0),
+        case('sample_normal/zero-axis', 'sample_normal', nd('ff_mean3'), nd('ff_var3'),
+             shape=tup(2, 0)),
     ]
     return cases
 
