@@ -91,6 +91,6 @@ add(Op('multi_all_finite', multi_all_finite, ('*data',), same_dtype=False, param
     count=('num_arrays', 1, 0)))
 add(Op('multi_sum_sq', multi_sum_sq, ('*data',), dtypes=FLOATS, params=[
     Int('num_arrays', doc='How many arrays.')], count=('num_arrays', 1, 0)))
-add(Op('reset_arrays', reset_arrays, ('*data',), same_dtype=False, params=[
+add(Op('reset_arrays', reset_arrays, ('*data',), same_dtype=False, dtypes=FLOATS, params=[
     Int('num_arrays', doc='How many arrays.')], num_outputs=0, count=('num_arrays', 1, 0),
     mutate_inputs=('data',)))
