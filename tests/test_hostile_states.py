@@ -246,7 +246,8 @@ def test_the_legitimate_file_loads_within_its_own_size(big):
     H.assert_all_fine(results)
     target = loader.target()
     outcome = H.run_loader(loader.load(target, raw))
-    assert outcome.error is None and outcome.peak <= 2 * nbytes + H.SLACK_BYTES, outcome
+    # 2x with no slack: the states' check builds its templates without weight-sized arrays
+    assert outcome.error is None and outcome.peak <= 2 * nbytes, outcome
     print('%s peak / data: %.2f' % (loader.name, outcome.peak / nbytes))
 
 

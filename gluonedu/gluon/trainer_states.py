@@ -29,12 +29,11 @@ import pathlib
 
 import numpy as np
 
-from .. import ndarray as nd
 from .. import optimizer as opt
 from ..base import MXNetError
 from ..files import atomic_write
 from ..optimizer.serialization import decode, dumps_states, read_document
-from ..optimizer.updater import state_mismatch
+from ..optimizer.updater import state_mismatch, state_template
 from .utils import shape_is_known
 
 __all__ = ['states_bytes', 'write_states', 'read_states', 'check_states']
@@ -133,8 +132,8 @@ def check_states(params, fname):
                       "0..%d" % (index, len(params) - 1))
         param = params[index]
         if shape_is_known(param.shape):
-            like = nd.zeros(param.shape, dtype=param.dtype, stype=param._stype)
-            problem = state_mismatch(optimizer, index, like, state)
+            template = state_template(optimizer, index, param.shape, param.dtype, param._stype)
+            problem = state_mismatch(state, template)
             if problem:
                 raise bad("its state of parameter %d (%s) does not fit %s: %s"
                           % (index, param.name, type(optimizer).__name__, problem))

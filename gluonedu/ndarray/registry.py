@@ -809,6 +809,15 @@ class Op:
                                  % (self.name, dtype, _dtype_of(x), dtype))
 
 
+def not_differentiable(op_name):
+    """The backward function of an operator MXNet registers no gradient for: differentiating
+    through it raises MXNetError, as in MXNet."""
+    def backward(*_):
+        raise MXNetError('%s is not differentiable (MXNet registers no gradient for it): '
+                         'compute it outside autograd.record()' % op_name)
+    return backward
+
+
 def _no_gradient(xp, arrays):
     """The backward function of an operator that passes no gradient on (argmax, one_hot,
     BlockGrad, ...): MXNet records it all the same, and its inputs receive zeros."""

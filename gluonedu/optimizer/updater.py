@@ -11,12 +11,13 @@ import numpy as np
 
 from ..base import MXNetError
 from ..instrument.events import BUS
+from .. import ndarray as nd
 from ..ndarray import NDArray
 from .optimizer import rebuilt
 from .reporting import NormRequest, report_update
 from .serialization import dumps_states, loads_states
 
-__all__ = ['Updater', 'get_updater', 'state_mismatch']
+__all__ = ['Updater', 'get_updater', 'state_mismatch', 'state_template']
 
 
 class Updater:
@@ -45,8 +46,9 @@ class Updater:
                 self.states[idx] = self.optimizer.create_state_multi_precision(idx, w)
                 self.states_synced[idx] = True
             elif not self.states_synced[idx]:
-                state = _with_names(self.states[idx], self.optimizer, idx, w)
-                problem = state_mismatch(self.optimizer, idx, w, state)
+                template = state_template(self.optimizer, idx, w.shape, w.dtype, w.stype)
+                state = _with_names(self.states[idx], template)
+                problem = state_mismatch(state, template)
                 if problem:
                     raise MXNetError("the loaded optimizer states do not fit parameter %r: %s"
                                      % (idx, problem))
@@ -113,23 +115,49 @@ class Updater:
         return dumps_states(self.states, self.optimizer if dump_optimizer else None)
 
 
-def state_mismatch(optimizer, index, weight, state):
-    """Why ``state`` (loaded from a file) is not a state ``optimizer`` would keep for
-    ``weight`` — a wrong layout (another optimizer's), arity, shape or dtype — or None."""
+class ArrayLayout:
+    """The shape and dtype that an array of an optimizer state has, without its data."""
+    __slots__ = ('shape', 'dtype')
+
+    def __init__(self, shape, dtype):
+        self.shape, self.dtype = tuple(shape), np.dtype(dtype)
+
+
+def state_template(optimizer, index, shape, dtype, stype='default'):
+    """The state ``optimizer`` would create for a weight of ``shape``, ``dtype`` and
+    ``stype``, each array an :class:`ArrayLayout`: a loader checks a file's states against
+    it. It is built for a stand-in of one element per axis, so that no weight-sized array
+    is allocated; the stand-in's shape in the state stands for ``shape``."""
+    stand_in = nd.zeros((1,) * len(shape), dtype=dtype, stype=stype)
     with warnings.catch_warnings():
         warnings.simplefilter('ignore')   # e.g. the float16 notice: said when first created
-        template = optimizer.create_state_multi_precision(index, weight)
+        state = optimizer.create_state_multi_precision(index, stand_in)
+
+    def layout(item):
+        if isinstance(item, NDArray):
+            return ArrayLayout(shape if item.shape == stand_in.shape else item.shape,
+                               item.dtype)
+        if isinstance(item, (tuple, list)):
+            return rebuilt(item, [layout(i) for i in item])
+        return item
+    return layout(state)
+
+
+def state_mismatch(state, template):
+    """Why ``state`` (loaded from a file) is not a state like ``template``
+    (:func:`state_template`) — a wrong layout (another optimizer's), arity, shape or dtype —
+    or None."""
     return _layout_mismatch(state, template, 'the state')
 
 
 def _layout_mismatch(state, template, where):
-    if isinstance(template, NDArray):
+    if isinstance(template, ArrayLayout):
         if not isinstance(state, NDArray):
             return '%s is %s, not an array' % (where, _what(state))
         if state.shape != template.shape or state.dtype != template.dtype:
             return '%s is a %s array of shape %s; this optimizer keeps %s of shape %s' % (
-                where, np.dtype(state.dtype).name, state.shape,
-                np.dtype(template.dtype).name, template.shape)
+                where, np.dtype(state.dtype).name, state.shape, template.dtype.name,
+                template.shape)
     elif isinstance(template, (tuple, list)):
         renamed = hasattr(template, '_fields') and hasattr(state, '_fields') and \
             type(state).__name__ != type(template).__name__
@@ -150,17 +178,11 @@ def _what(value):
     return 'None' if value is None else type(value).__name__
 
 
-def _with_names(state, optimizer, index, weight):
-    """``state`` with its tuples typed as ``optimizer`` types them (``AdamState``, ...).
-
-    States saved before states had names come back as plain tuples; a state the
-    optimizer would create for ``weight`` shows which type each tuple has.
-    """
+def _with_names(state, template):
+    """``state`` with its tuples typed as ``template``'s (``AdamState``, ...): states saved
+    before states had names come back as plain tuples."""
     if not isinstance(state, tuple) or hasattr(state, '_fields'):
         return state
-    with warnings.catch_warnings():
-        warnings.simplefilter('ignore')   # e.g. the float16 notice: said when first created
-        template = optimizer.create_state_multi_precision(index, weight)
     return _typed_like(state, template)
 
 

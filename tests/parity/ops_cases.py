@@ -802,5 +802,8 @@ all_cases, make_inputs, DIVERGENCES = ops_cases_nnops.extend(all_cases, make_inp
 import ops_cases_kernels  # noqa: E402  (its cases use the helpers above)
 DIVERGENCES.update(ops_cases_kernels.DIVERGENCES)
 
+from ops_cases_fuzzfix import extended as _fuzzfix  # noqa: E402  (issue 15's fuzz finds)
+all_cases, make_inputs = _fuzzfix(all_cases, make_inputs)
+
 from ops_cases_linalg import extended  # noqa: E402
 all_cases, make_inputs = extended(all_cases, make_inputs, DIVERGENCES)

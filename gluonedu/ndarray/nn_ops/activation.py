@@ -123,11 +123,12 @@ def _leaky_relu(params, data=None, gamma=None):
                             lambda xp, x: xp.where(x > 0, x, slope * xp.expm1(x)),
                             lambda xp, x, y, dy: xp.where(x > 0, dy, (y + slope) * dy))
     if act == 'selu':
+        # as MXNet's kernel: single-precision constants, arithmetic in the data's dtype
+        lam, alpha = (data._data.dtype.type(np.float32(c)) for c in (SELU_LAMBDA, SELU_ALPHA))
         return _elementwise(
             'LeakyReLU', data,
-            lambda xp, x: SELU_LAMBDA * xp.where(x > 0, x, SELU_ALPHA * xp.expm1(x)),
-            lambda xp, x, y, dy: xp.where(x > 0, SELU_LAMBDA * dy,
-                                          (y + SELU_ALPHA * SELU_LAMBDA) * dy))
+            lambda xp, x: lam * xp.where(x > 0, x, alpha * xp.expm1(x)),
+            lambda xp, x, y, dy: xp.where(x > 0, lam * dy, (y + alpha * lam) * dy))
     # gelu: Φ(x) = ½(1 + erf(x/√2)), Φ'(x) = e^(−x²/2)/√(2π)
     return _elementwise(
         'LeakyReLU', data,

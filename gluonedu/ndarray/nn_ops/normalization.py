@@ -30,7 +30,6 @@ from ... import _backend
 from ...base import MXNetError
 from . import kernels
 from .. import _graph
-from ..ndarray import NDArray
 from .common import axis_index, check_inputs, check_shape, float_dtype, record, shape_text
 from .declare import OpDef, Param
 
@@ -135,10 +134,19 @@ def _normalize_along(op, data, gamma, beta, axes, param_axis, eps, outputs=None)
     def backward(grad):
         with _backend.device_scope(data._ctx):
             return _normalized_backward(xp, grad, x_hat, inv_std, gamma_b, axes, param_axes)
-    result = record(y, data, (data, gamma, beta), backward, op)
+    inputs = (data, gamma, beta)
+    result = record(y, data, inputs, backward, op)
     if outputs is None:
         return result
-    return [result] + [NDArray(a, data._ctx) for a in outputs(mean, inv_std)]
+    return [result] + _statistics(op, data, inputs, outputs(mean, inv_std))
+
+
+def _statistics(op, data, inputs, arrays):
+    """The extra outputs of ``output_mean_var``: recorded with the call, so that a backward
+    pass may start from them as in MXNet, which passes no gradient back through them."""
+    def no_gradient(grad):
+        return (None,) * len(inputs)
+    return [record(a, data, inputs, no_gradient, op) for a in arrays]
 
 
 # ---------------------------------------------------------------------- BatchNorm
@@ -188,10 +196,11 @@ def _batch_norm(params, data=None, gamma=None, beta=None, moving_mean=None, movi
                                   batch_stats)
             dgamma = xp.zeros_like(sum_dy_x_hat) if params.fix_gamma else sum_dy_x_hat
         return dx.reshape(x.shape), dgamma, sum_dy, None, None
-    result = record(y, data, (data, gamma, beta, moving_mean, moving_var), backward, op)
+    inputs = (data, gamma, beta, moving_mean, moving_var)
+    result = record(y, data, inputs, backward, op)
     if not params.output_mean_var:
         return result
-    return [result, NDArray(xp.array(mean), data._ctx), NDArray(inv_std, data._ctx)]
+    return [result] + _statistics(op, data, inputs, (xp.array(mean), inv_std))
 
 
 def _update_running(running, batch_value, momentum):
@@ -258,7 +267,7 @@ def _l2_normalization(params, data=None):
         raise MXNetError("L2Normalization needs the data input")
     check_inputs(op, (data,))
     float_dtype(op, data)
-    least = 2 if params.mode == 'instance' else 3
+    least = 1 if params.mode == 'instance' else 3  # 1-D: each element is an instance
     if data.ndim < least:
         raise MXNetError("L2Normalization: mode '%s' needs at least %d-D data, got shape %s"
                          % (params.mode, least, shape_text(data.shape)))

@@ -4,7 +4,7 @@
 import numpy as np
 
 from ...base import MXNetError
-from ..registry import Bool, DType, Int, Op, add, numpy_dtype
+from ..registry import FLOATS, Bool, DType, Int, Op, add, not_differentiable, numpy_dtype
 
 _AMP_DTYPES = ('bfloat16', 'float16', 'float32', 'float64', 'int32', 'int64', 'int8', 'uint8')
 
@@ -54,12 +54,12 @@ def _finite(op, xp, arrays):
 
 def all_finite(env, data, init_output):
     """``[1.]`` if every element of ``data`` is finite, else ``[0.]`` (float32)."""
-    return _finite('all_finite', env.xp, [data]), None
+    return _finite('all_finite', env.xp, [data]), not_differentiable('all_finite')
 
 
 def multi_all_finite(env, *data, num_arrays, init_output):
     """``[1.]`` if every element of every array is finite, else ``[0.]`` (float32)."""
-    return _finite('multi_all_finite', env.xp, data), None
+    return _finite('multi_all_finite', env.xp, data), not_differentiable('multi_all_finite')
 
 
 def multi_sum_sq(env, *data, num_arrays):
@@ -89,8 +89,8 @@ add(Op('multi_all_finite', multi_all_finite, ('*data',), same_dtype=False, param
     Int('num_arrays', 1, doc='How many arrays.'),
     Bool('init_output', True, doc='Start from True (else from the output as it is).')],
     count=('num_arrays', 1, 0)))
-add(Op('multi_sum_sq', multi_sum_sq, ('*data',), same_dtype=False, params=[
+add(Op('multi_sum_sq', multi_sum_sq, ('*data',), dtypes=FLOATS, params=[
     Int('num_arrays', doc='How many arrays.')], count=('num_arrays', 1, 0)))
-add(Op('reset_arrays', reset_arrays, ('*data',), same_dtype=False, params=[
+add(Op('reset_arrays', reset_arrays, ('*data',), same_dtype=False, dtypes=FLOATS, params=[
     Int('num_arrays', doc='How many arrays.')], num_outputs=0, count=('num_arrays', 1, 0),
     mutate_inputs=('data',)))

@@ -138,11 +138,13 @@ def _check_broadcast(lshape, rshape):
 
 # ---------------------------------------------------------------------- array (op) scalar
 def scalar_as(dtype, value):
-    """``value`` converted to ``dtype`` as C++'s cast does (integers wrap around)."""
+    """``value`` converted to ``dtype`` as MXNet's C++ cast does on x86-64: truncated to a
+    32-bit integer (64-bit for 8-byte dtypes; the lowest one where it is out of range or not
+    finite, as the CPU's conversion gives), then wrapped around to the dtype's width."""
     if dtype.kind in 'iu':
-        if not np.isfinite(value):
-            return np.array(0, dtype=dtype)[()]
-        low_bits = int(value) & ((1 << (8 * dtype.itemsize)) - 1)  # two's complement wrap
+        lowest = -(1 << (63 if dtype.itemsize == 8 else 31))
+        whole = int(value) if np.isfinite(value) and lowest - 1 < value < -lowest else lowest
+        low_bits = whole & ((1 << (8 * dtype.itemsize)) - 1)  # two's complement wrap
         return np.array(low_bits, dtype=np.uint64).astype(dtype)[()]
     return dtype.type(value)
 

@@ -176,14 +176,16 @@ add(Op('Activation', activation,
 def clip(env, data, a_min, a_max):
     """Limit each element to [a_min, a_max]; gradient 1 inside, 0 outside.
 
-    As MXNet, with a_min > a_max every element becomes a_max, except those below a_min.
+    As MXNet, with a_min > a_max every element becomes a_max, except those below a_min; on an
+    integer array, a bound is compared as given and cast to the dtype (C++'s cast) where it
+    replaces an element.
     """
     xp = env.xp
-    lo, hi = data.dtype.type(a_min), data.dtype.type(a_max)
-    if lo <= hi:
+    lo, hi = scalar_as(data.dtype, a_min), scalar_as(data.dtype, a_max)
+    if lo <= hi and data.dtype.kind == 'f':
         y = data.clip(lo, hi)
     else:
-        y = xp.where(data > hi, hi, xp.where(data < lo, lo, data))
+        y = xp.where(data > a_max, hi, xp.where(data < a_min, lo, data))
     return y, lambda g: (g * ((data >= lo) & (data <= hi)),)
 
 

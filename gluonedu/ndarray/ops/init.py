@@ -7,6 +7,7 @@ import numpy as np
 
 from ...base import MXNetError
 from ..infer import forward_rule, from_shape_param
+from .binary import scalar_as
 from ..registry import Bool, DType, Float, Int, Op, Shape, Str, add, check_size, numpy_dtype
 
 CREATION_DTYPES = ('bfloat16', 'bool', 'float16', 'float32', 'float64', 'int32', 'int64',
@@ -51,11 +52,22 @@ add(Op('_full', full, (), infer_shape=from_shape_param,
        + _creation_params()[1:] + [Float('value', doc='The value of every element.')]))
 
 
+def _arange_bounds(start, stop, infer_range):
+    """(start, stop): [0, start) without ``stop``; as MXNet, ``infer_range`` leaves the end
+    to a symbolic graph, which an imperative call does not have."""
+    if stop is not None:
+        return start, stop
+    if infer_range:
+        raise MXNetError('arange: infer_range=True needs a graph to infer stop from; give '
+                         'stop (or leave infer_range False)')
+    return 0.0, start
+
+
 def arange(env, start, stop, step, repeat, infer_range, ctx, dtype):
     """Evenly spaced values in [start, stop) (or [0, start) without ``stop``), each repeated
-    ``repeat`` times."""
-    if stop is None:
-        start, stop = 0.0, start
+    ``repeat`` times. As MXNet, start and step are cast to ``dtype`` and the values computed
+    in it (an integer dtype truncates a fractional start or step)."""
+    start, stop = _arange_bounds(start, stop, infer_range)
     if step == 0:
         raise MXNetError('arange: step must not be 0')
     if repeat <= 0:
@@ -64,16 +76,16 @@ def arange(env, start, stop, step, repeat, infer_range, ctx, dtype):
     if count <= 0:
         raise MXNetError('arange: the range from %s to %s with step %s is empty'
                          % (start, stop, step))
-    values = start + np.arange(count, dtype=np.float64) * step
+    dt = np.dtype(numpy_dtype(dtype))
+    values = scalar_as(dt, start) + np.arange(count).astype(dt) * scalar_as(dt, step)
     if repeat > 1:
         values = np.repeat(values, repeat)
-    return env.xp.asarray(values.astype(numpy_dtype(dtype))), None
+    return env.xp.asarray(values), None
 
 
 def _arange_length(params):
-    start, stop, step = params['start'], params['stop'], params['step']
-    if stop is None:
-        start, stop = 0.0, start
+    start, stop = _arange_bounds(params['start'], params['stop'], params['infer_range'])
+    step = params['step']
     if step == 0 or params['repeat'] <= 0:
         raise MXNetError('arange: step must not be 0 and repeat must be positive')
     count = math.ceil((stop - start) / step) * params['repeat']
@@ -94,18 +106,23 @@ add(Op('_arange', arange, (),
           doc='The dtype of the result.')]))
 
 
+def _eye_columns(N, M):
+    """As MXNet, M ≤ 0 means N columns."""
+    return M if M > 0 else N
+
+
 def eye(env, N, M, k, ctx, dtype):
-    """The N×M (M=0: N×N) matrix with ones on diagonal ``k``."""
-    if N < 0 or M < 0:
-        raise MXNetError('eye: N=%d and M=%d must not be negative' % (N, M))
-    return env.xp.eye(N, M or N, k, dtype=numpy_dtype(dtype)), None
+    """The N×M (M ≤ 0: N×N) matrix with ones on diagonal ``k``."""
+    if N < 0:
+        raise MXNetError('eye: N=%d must not be negative' % N)
+    return env.xp.eye(N, _eye_columns(N, M), k, dtype=numpy_dtype(dtype)), None
 
 
 add(Op('_eye', eye, (),
-       infer_shape=forward_rule(lambda in_shapes, p: [(p['N'], p['M'] or p['N'])]),
+       infer_shape=forward_rule(lambda in_shapes, p: [(p['N'], _eye_columns(p['N'], p['M']))]),
        params=[
     Int('N', long=True, doc='The number of rows.'),
-    Int('M', 0, long=True, doc='The number of columns (0: N).'),
+    Int('M', 0, long=True, doc='The number of columns (0 or less: N).'),
     Int('k', 0, long=True, doc='The diagonal (0: main, >0: above).'),
     Str('ctx', '', doc='The context of the result ("": the current one).'),
     DType('dtype', CREATION_DTYPES[2:], 'float32', doc='The dtype of the result.')]))

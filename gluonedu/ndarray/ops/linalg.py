@@ -32,6 +32,7 @@ def dot(env, lhs, rhs, transpose_a, transpose_b, forward_stype):
     ``transpose_a``/``transpose_b`` reverse the axes of that input first.
     """
     _check_float(env, 'dot', lhs)
+    _check_no_vector_transpose(lhs.shape, rhs.shape, transpose_a, transpose_b)
     # As MXNet, an N-D input is seen as a matrix and that matrix is transposed: lhs is
     # (prod(shape[:-1]), shape[-1]), or (shape[0], prod(shape[1:])) before transpose_a;
     # rhs is (shape[0], prod(shape[1:])), or (prod(shape[:-1]), shape[-1]) before transpose_b.
@@ -57,11 +58,19 @@ def dot(env, lhs, rhs, transpose_a, transpose_b, forward_stype):
     return y, backward
 
 
+def _check_no_vector_transpose(lhs_shape, rhs_shape, transpose_a, transpose_b):
+    """As MXNet, the inner product of two vectors refuses ``transpose_a``/``transpose_b``."""
+    if len(lhs_shape) == len(rhs_shape) == 1 and (transpose_a or transpose_b):
+        raise MXNetError('dot: cannot transpose vectors (shapes %s and %s): leave '
+                         'transpose_a and transpose_b False' % (lhs_shape, rhs_shape))
+
+
 @forward_rule
 def _dot_shape(in_shapes, params):
     """lhs's axes but the contracted one, then rhs's (each seen as a matrix, as dot)."""
     a, b = in_shapes
     ta, tb = params['transpose_a'], params['transpose_b']
+    _check_no_vector_transpose(a, b, ta, tb)
     if (a[0] if ta else a[-1]) != (b[-1] if tb else b[0]):
         raise MXNetError('dot: shapes %s and %s are not aligned (transpose_a=%s, '
                          'transpose_b=%s)' % (a, b, ta, tb))

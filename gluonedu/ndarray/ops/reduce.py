@@ -8,7 +8,7 @@ import numpy as np
 
 from ...base import MXNetError
 from ..infer import arg_reduce, forward_rule, reduce as reduce_shape
-from ..registry import Axes, Axis, Bool, DType, Int, Op, add, get
+from ..registry import Axes, Axis, Bool, DType, Int, Op, add, get, not_differentiable
 
 _REDUCE_PARAMS = (Axes('axis', None, doc='The axes to reduce (None: all).'),
                   Bool('keepdims', False, doc='Keep the reduced axes with size 1.'),
@@ -166,12 +166,7 @@ def argmax_channel(env, data):
     if data.ndim < 2:
         raise MXNetError('argmax_channel needs an input of at least 2 dimensions, got shape %s'
                          % (data.shape,))
-    return env.xp.argmax(data, axis=1).astype(data.dtype), _not_differentiable
-
-
-def _not_differentiable(g):
-    raise MXNetError('argmax_channel is not differentiable (MXNet registers no gradient for '
-                     'it): compute it outside autograd.record(), or use argmax')
+    return env.xp.argmax(data, axis=1).astype(data.dtype), not_differentiable('argmax_channel')
 
 
 @forward_rule

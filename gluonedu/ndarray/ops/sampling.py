@@ -122,7 +122,7 @@ def _sample(name, checks, draw, param_names):
             raise MXNetError('_sample_%s: the parameter arrays need one shape, got %s'
                              % (name, [p.shape for p in params]))
         checks(**dict(zip(param_names, params)))
-        size = first.shape + tuple(shape)
+        size = first.shape + _samples_shape(name, shape)
         check_size('_sample_' + name, int(np.prod(size, dtype=object)))
         spread = [p.reshape(first.shape + (1,) * len(shape)).astype(np.float64)
                   if p.dtype.kind == 'f' else p.reshape(first.shape + (1,) * len(shape))
@@ -142,6 +142,15 @@ def _like(name, checks, draw):
     forward.__doc__ = ('Samples of the %s distribution in the shape, dtype and context of '
                        '``data``.' % name.replace('_', ' '))
     return forward
+
+
+def _samples_shape(name, shape):
+    """``shape``, the samples per element of _sample_<name>: as MXNet, no axis of size 0."""
+    if any(n <= 0 for n in shape):
+        raise MXNetError('_sample_%s: shape=%s: every axis of the samples needs a positive '
+                         'size (leave shape out for one sample per element)'
+                         % (name, tuple(shape)))
+    return tuple(shape)
 
 
 def _sample_shapes(in_shapes, out_shapes, params):
