@@ -90,23 +90,28 @@ def test_allreduce_flat_equals_pushpull_of_each_key(kind, n_dev, compression):
                                           flat.gradient_compression.residual(0, d).asnumpy())
 
 
+def _update_both(by_key, flat, seed, n_dev):
+    """One step of updates on both stores: pushpull key by key, and allreduce_flat; the
+    devices' weights must come out the same."""
+    devices = _devices(seed, n_dev)
+    weights_a = [[w.copy() for w in weights] for weights, _ in devices]
+    groups = [FlatGroup(range(len(SHAPES)), [w.copy() for w in weights],
+                        [g.copy() for g in grads]) for weights, grads in devices]
+    for k in range(len(SHAPES)):
+        by_key.pushpull(k, [grads[k] for _, grads in devices], out=[w[k] for w in weights_a])
+    flat.allreduce_flat(groups, update=True)
+    for a, b in zip(weights_a, groups):
+        for x, y in zip(a, b.weights):
+            np.testing.assert_array_equal(x.asnumpy(), y.asnumpy())
+
+
 @pytest.mark.parametrize('fused', [True, False])
 @pytest.mark.parametrize('kind', ['device', 'local'])
 def test_allreduce_flat_with_an_optimizer_on_the_store_updates_as_pushpull(kind, fused):
     optimizer = ('adam', )
     by_key, flat = _stores(kind, 2, optimizer=optimizer, fused=fused)
     for step in range(3):
-        devices = _devices(step, 2)
-        weights_a = [[w.copy() for w in weights] for weights, _ in devices]
-        groups = [FlatGroup(range(len(SHAPES)), [w.copy() for w in weights],
-                            [g.copy() for g in grads]) for weights, grads in devices]
-        for k in range(len(SHAPES)):
-            by_key.pushpull(k, [grads[k] for _, grads in devices],
-                            out=[w[k] for w in weights_a])
-        flat.allreduce_flat(groups, update=True)
-        for a, b in zip(weights_a, groups):
-            for x, y in zip(a, b.weights):
-                np.testing.assert_array_equal(x.asnumpy(), y.asnumpy())
+        _update_both(by_key, flat, step, 2)
     assert flat.optimizer.num_update == by_key.optimizer.num_update == 3
 
 
@@ -139,17 +144,7 @@ def test_reduce_update_and_broadcast_in_one_pass_update_as_pushpull(
         reductions.append(self)
     monkeypatch.setattr(FlatReduction, '__init__', recording)
     for step in range(3):
-        devices = _devices(step, n_dev)
-        weights_a = [[w.copy() for w in weights] for weights, _ in devices]
-        groups = [FlatGroup(range(len(SHAPES)), [w.copy() for w in weights],
-                            [g.copy() for g in grads]) for weights, grads in devices]
-        for k in range(len(SHAPES)):
-            by_key.pushpull(k, [grads[k] for _, grads in devices],
-                            out=[w[k] for w in weights_a])
-        flat.allreduce_flat(groups, update=True)
-        for a, b in zip(weights_a, groups):
-            for x, y in zip(a, b.weights):
-                np.testing.assert_array_equal(x.asnumpy(), y.asnumpy())
+        _update_both(by_key, flat, step, n_dev)
     sums_left_to_right = kind == 'device' or compression or n_dev <= 2
     assert len(reductions) == (3 if sums_left_to_right else 0)
     numba = flat._updater.last_paths[0][1] == 'fused:numba'
@@ -167,17 +162,8 @@ def test_a_reduction_the_pass_cannot_take_is_summed_by_the_store_first():
     by_key.set_optimizer(mx.optimizer.create('adam'))
     flat.set_optimizer(mx.optimizer.create('adam'), fused=True)
     flat._set_updater(FusedUpdater(flat.optimizer, backend='numpy'))
-    devices = _devices(0, 2)
-    weights_a = [[w.copy() for w in weights] for weights, _ in devices]
-    groups = [FlatGroup(range(len(SHAPES)), [w.copy() for w in weights],
-                        [g.copy() for g in grads]) for weights, grads in devices]
-    for k in range(len(SHAPES)):
-        by_key.pushpull(k, [grads[k] for _, grads in devices], out=[w[k] for w in weights_a])
-    flat.allreduce_flat(groups, update=True)
+    _update_both(by_key, flat, 0, 2)
     assert flat._updater.last_paths[0][1] == 'fused:numpy'
-    for a, b in zip(weights_a, groups):
-        for x, y in zip(a, b.weights):
-            np.testing.assert_array_equal(x.asnumpy(), y.asnumpy())
 
 
 def test_allreduce_flat_update_needs_an_optimizer():
