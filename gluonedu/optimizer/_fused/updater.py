@@ -40,6 +40,7 @@ import numpy as np
 
 from ..fastpath import has_fast_path
 from ..flat import FlatGroup
+from ..reporting import reads_gradients
 from ..updater import Updater
 from .run import FlatRun, LazyRun
 
@@ -205,8 +206,8 @@ class FusedUpdater(Updater):
         self.last_paths = []
         measured = {}
         opt = self.optimizer
-        if norms is not None:
-            self._reduction_for(None)   # the norms read the gradient buffer
+        if norms is not None or reads_gradients(opt):
+            self._reduction_for(None)   # the norms or the reports read the gradient buffer
         for run in self._runs(indices, weights, grads):
             run_indices, run_weights, run_grads = (list(x) for x in zip(*run))
             flat = self._built_run(run_indices, run_weights, run_grads)
