@@ -20,6 +20,8 @@ LAB_PORT ?= 8888
 LAB_ARGS ?=
 # Extra arguments for pytest, e.g. PYTEST_ARGS='-x -k trainer' or PYTEST_ARGS='-m "not slow"'
 PYTEST_ARGS ?=
+# pytest-xdist workers for `make test` (one per core; 0 runs everything in one process).
+PYTEST_WORKERS ?= auto
 
 # What `make lab` installs: what the curriculum imports. Ray (the dist extra) is left
 # out: it is the largest package and only notebook 12 needs it, which says how to add it.
@@ -96,7 +98,7 @@ test execute: export OPENBLAS_CORETYPE    = Haswell
 # Parity tests skip (naming why) without a working oracle, but fail when CI is set.
 test: export GLUONEDU_MXNET_PYTHON = $(MXNET_PYTHON)
 test: $(STAMP) $(REF_STAMP) chromium
-	$(VENV_PYTHON) -m pytest tests $(CURRICULUM) --nbval --nbval-current-env --nbval-sanitize-with nbval_sanitize.cfg $(PYTEST_ARGS)
+	$(VENV_PYTHON) -m pytest tests $(CURRICULUM) --nbval --nbval-current-env --nbval-sanitize-with nbval_sanitize.cfg -n $(PYTEST_WORKERS) --dist loadfile $(PYTEST_ARGS)
 
 # Re-execute curriculum notebooks in place, as the tests run them:
 # `make execute NB=notebooks/05_noise_and_batch_size.ipynb` (default: all of them).

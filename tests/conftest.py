@@ -2,10 +2,37 @@
 
 ``ray_cluster``: one local Ray cluster for every distributed-store and launcher test of
 the session (starting Ray takes seconds; the tests share it).
+
+Under pytest-xdist (``make test`` runs ``-n auto --dist loadfile``) each test file, and
+each notebook, runs whole on one worker, so a file's module fixtures (an oracle run, a
+generated course) run once and a notebook's cells share one kernel; and every file that
+starts Ray runs on the same worker, so two Ray clusters never start at once.
 """
+import fnmatch
 import importlib.util
 
 import pytest
+
+#: Files whose tests start Ray (through ``ray_cluster``, a launcher, a second node, or a
+#: notebook's own cluster).
+STARTS_RAY = ('tests/kvstore/test_dist_*.py', 'tests/kvstore/test_two_nodes.py',
+              'tests/kvstore/test_ray_start.py', 'tests/test_launch*.py',
+              'notebooks/12_*.ipynb')
+
+
+def pytest_xdist_make_scheduler(config, log):
+    if config.getoption('dist') != 'loadfile':
+        return None
+    from xdist.scheduler import LoadFileScheduling
+
+    class FileOrRayScheduling(LoadFileScheduling):
+        """One work unit per file, except that the files starting Ray form one unit."""
+
+        def _split_scope(self, nodeid):
+            path = super()._split_scope(nodeid)
+            return 'ray' if any(fnmatch.fnmatch(path, p) for p in STARTS_RAY) else path
+
+    return FileOrRayScheduling(config, log)
 
 
 @pytest.fixture(scope='session')
