@@ -32,8 +32,8 @@ import numpy as np
 
 from ..instrument.events import BUS
 
-__all__ = ['NormRequest', 'report_update', 'report_schedule', 'array_norm', 'nonfinite_count',
-           'PARAM_NORMS']
+__all__ = ['NormRequest', 'report_update', 'reads_gradients', 'report_schedule', 'array_norm',
+           'nonfinite_count', 'PARAM_NORMS']
 
 #: The norm names of the ``norm`` event, in the order they are emitted.
 PARAM_NORMS = ('weight', 'grad', 'update')
@@ -150,6 +150,13 @@ def report_schedule(scheduler, num_update, lr):
     if _SCHEDULE_REPORTED.get(scheduler) != num_update and BUS.wants('schedule'):
         _SCHEDULE_REPORTED[scheduler] = num_update
         BUS.emit('schedule', 'scheduler', lr=float(lr))
+
+
+def reads_gradients(optimizer):
+    """Whether :func:`report_update` will read the gradients it is given (a subscriber
+    wants ``nonfinite`` counts, or ``clip`` fractions of a clipping optimizer)."""
+    return BUS.active and (BUS.wants('nonfinite') or
+                           (BUS.wants('clip') and optimizer.clip_gradient is not None))
 
 
 def report_update(optimizer, indices, weights, grads, measured):
