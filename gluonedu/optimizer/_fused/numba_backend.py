@@ -205,11 +205,12 @@ def _module_source(kernel):
         ]
     if 'grad' in arrays and 'grad' not in kernel.writes:
         # Only the non-finite gradient entries are wanted: the chunk's gradient is
-        # summed as the update reads it (a finite sum proves every entry finite).
+        # summed as the update reads it (a finite sum proves every entry finite; the
+        # order of the sum does not matter, so it may be vectorised: 'reassoc').
         lines += [
             '',
             '',
-            "@numba.njit(cache=True, error_model='numpy')",
+            "@numba.njit(cache=True, error_model='numpy', fastmath={'reassoc'})",
             'def count_nonfinite(grad):',
             '    _t = 0.0',
             '    for _i in range(grad.shape[0]):',
