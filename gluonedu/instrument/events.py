@@ -40,13 +40,13 @@ A source reporting one event per parameter may hand them over together
 (:meth:`EventBus.emit_batch`): a subscriber registered with ``on_batch`` (the Recorder)
 then receives them in one call; every other subscriber still gets one Event each.
 """
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 import threading
 from types import MappingProxyType
 from typing import NamedTuple
 
-__all__ = ['Event', 'EventBus', 'Subscription', 'BUS', 'emit', 'subscribe', 'KINDS',
-           'NORM_KINDS']
+__all__ = ['Event', 'EventBus', 'Subscription', 'OneValueEach', 'BUS', 'emit', 'subscribe',
+           'KINDS', 'NORM_KINDS']
 
 KINDS = ('step_begin', 'step_end', 'lr', 'wd', 'norm', 'state_norm', 'stale_grad', 'kv_push',
          'kv_pull', 'clip', 'overflow', 'nonfinite', 'schedule', 'staleness', 'metric')
@@ -66,6 +66,33 @@ class Event(NamedTuple):
     param: object = None
     context: object = None
     values: Mapping = MappingProxyType({})   # read-only, so the shared default stays empty
+
+
+class OneValueEach(Sequence):
+    """The entries of an :meth:`EventBus.emit_batch` that report one value per parameter,
+    kept as columns: entry ``i`` is ``(params[i], contexts[i], {name: values[i]})``.
+
+    A source reporting e.g. every parameter's lr hands over its three lists as they are;
+    the small dictionaries are made only when a subscriber reads the entries (the
+    Recorder: when its table is read, not during the training step).
+    """
+    __slots__ = ('params', 'contexts', 'name', 'values')
+
+    def __init__(self, params, contexts, name, values):
+        self.params, self.contexts, self.name, self.values = params, contexts, name, values
+
+    def __len__(self):
+        return len(self.values)
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [self[k] for k in range(*i.indices(len(self)))]
+        return self.params[i], self.contexts[i], {self.name: self.values[i]}
+
+    def __iter__(self):
+        name = self.name
+        return ((param, context, {name: value})
+                for param, context, value in zip(self.params, self.contexts, self.values))
 
 
 class Subscription:
@@ -194,6 +221,8 @@ class EventBus:
         ``context`` must already be str or None); a subscriber with ``on_batch``
         receives them in one call, which saves building and delivering each Event.
         """
+        if kind not in self._wanted:
+            return
         step = self.step if step is None else step
         events = None
         for sub in self._subscriptions:

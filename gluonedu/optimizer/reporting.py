@@ -30,7 +30,7 @@ import weakref
 
 import numpy as np
 
-from ..instrument.events import BUS
+from ..instrument.events import BUS, OneValueEach
 
 __all__ = ['NormRequest', 'report_update', 'reads_gradients', 'report_schedule', 'array_norm',
            'nonfinite_count', 'PARAM_NORMS']
@@ -169,20 +169,19 @@ def report_update(optimizer, indices, weights, grads, measured):
     params = [str(_name(optimizer, index)) for index in indices]
     contexts = [str(w.context) for w in weights]
     emit_batch = BUS.emit_batch
-    emit_batch('lr', 'optimizer', [(p, c, {'lr': lr}) for p, c, lr in
-                                   zip(params, contexts, optimizer._get_lrs(indices))])
-    emit_batch('wd', 'optimizer', [(p, c, {'wd': wd}) for p, c, wd in
-                                   zip(params, contexts, optimizer._get_wds(indices))])
-    if measured:
-        found = [(p, c, measured.get(index) or {}) for p, c, index in
-                 zip(params, contexts, indices)]
-        for kind in ('norm', 'state_norm'):
-            events = [(p, c, m[kind]) for p, c, m in found if m.get(kind)]
+    emit_batch('lr', 'optimizer', OneValueEach(params, contexts, 'lr',
+                                               optimizer._get_lrs(indices)))
+    emit_batch('wd', 'optimizer', OneValueEach(params, contexts, 'wd',
+                                               optimizer._get_wds(indices)))
+    found = [measured.get(index) or {} for index in indices] if measured else None
+    for kind in ('norm', 'state_norm'):
+        if found and BUS.wants(kind):
+            events = [(p, c, m[kind]) for p, c, m in zip(params, contexts, found)
+                      if m.get(kind)]
             if events:
                 emit_batch(kind, 'optimizer', events)
     if BUS.wants('nonfinite'):
-        _report_nonfinite(params, contexts, [(measured or {}).get(index) or {}
-                                             for index in indices], grads)
+        _report_nonfinite(params, contexts, found or [{}] * len(indices), grads)
     if BUS.wants('clip') and optimizer.clip_gradient is not None:
         for param, ctx, grad in zip(params, contexts, grads):
             rescaled = grad.asnumpy() * optimizer.rescale_grad
