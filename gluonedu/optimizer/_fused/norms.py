@@ -76,7 +76,10 @@ class FlatNorms:
             written = [n for n in self._kernel.writes if n != 'weight']
             in_sums = [n for n in self.states if n in written]
             columns = [_COLUMN[n] for n in names] + [3 + written.index(n) for n in in_sums]
-            sums = np.add.reduceat(self._sums, run.first_chunk, axis=0)[:, columns]
+            sums = np.add.reduceat(self._sums, run.first_chunk, axis=0)
+            # all norms wanted: the leading columns in order, a view (no gather)
+            sums = sums[:, :len(columns)] if columns == list(range(len(columns))) \
+                else sums[:, columns]
             rest = [n for n in self.states if n not in written]
             if rest:
                 sums = np.concatenate([sums, self._reductions([], rest)], axis=1)
@@ -84,11 +87,13 @@ class FlatNorms:
         else:
             sums, state_names = self._reductions(names, self.states), self.states
         split = len(names)
-        measured = {index: {'norm': dict(zip(names, row[:split])),
+        rows = np.sqrt(sums).tolist()
+        counts = self._nonfinite_counts() if request.nonfinite else None
+        measured = {index: {'norm': dict(zip(names, row)),   # zip stops at the norms
                             'state_norm': dict(zip(state_names, row[split:]))}
-                    for index, row in zip(run.indices, np.sqrt(sums).tolist())}
-        if request.nonfinite:
-            for index, count in zip(run.indices, self._nonfinite_counts()):
+                    for index, row in zip(run.indices, rows)}
+        if counts is not None:
+            for index, count in zip(run.indices, counts):
                 measured[index]['nonfinite'] = count
         return measured
 
