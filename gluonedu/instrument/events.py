@@ -40,13 +40,13 @@ A source reporting one event per parameter may hand them over together
 (:meth:`EventBus.emit_batch`): a subscriber registered with ``on_batch`` (the Recorder)
 then receives them in one call; every other subscriber still gets one Event each.
 """
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 import threading
 from types import MappingProxyType
 from typing import NamedTuple
 
-__all__ = ['Event', 'EventBus', 'Subscription', 'BUS', 'emit', 'subscribe', 'KINDS',
-           'NORM_KINDS']
+__all__ = ['Event', 'EventBus', 'Subscription', 'OneValueEach', 'BUS', 'emit', 'subscribe',
+           'KINDS', 'NORM_KINDS']
 
 KINDS = ('step_begin', 'step_end', 'lr', 'wd', 'norm', 'state_norm', 'stale_grad', 'kv_push',
          'kv_pull', 'clip', 'overflow', 'nonfinite', 'schedule', 'staleness', 'metric')
@@ -68,6 +68,33 @@ class Event(NamedTuple):
     values: Mapping = MappingProxyType({})   # read-only, so the shared default stays empty
 
 
+class OneValueEach(Sequence):
+    """The entries of an :meth:`EventBus.emit_batch` that report one value per parameter,
+    kept as columns: entry ``i`` is ``(params[i], contexts[i], {name: values[i]})``.
+
+    A source reporting e.g. every parameter's lr hands over its three lists as they are;
+    the small dictionaries are made only when a subscriber reads the entries (the
+    Recorder: when its table is read, not during the training step).
+    """
+    __slots__ = ('params', 'contexts', 'name', 'values')
+
+    def __init__(self, params, contexts, name, values):
+        self.params, self.contexts, self.name, self.values = params, contexts, name, values
+
+    def __len__(self):
+        return len(self.values)
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [self[k] for k in range(*i.indices(len(self)))]
+        return self.params[i], self.contexts[i], {self.name: self.values[i]}
+
+    def __iter__(self):
+        name = self.name
+        return ((param, context, {name: value})
+                for param, context, value in zip(self.params, self.contexts, self.values))
+
+
 class Subscription:
     """A subscriber's handle: ``remove()`` (or leave its ``with`` block) to stop listening."""
 
@@ -76,12 +103,33 @@ class Subscription:
         self.callback = callback
         self.on_batch = on_batch
         self.kinds = None if kinds is None else frozenset(kinds)
-        self.norms = norms
+        self._norms = norms
+        self.wanted = self._wanted_kinds()
+
+    @property
+    def norms(self):
+        """The norms wanted: False, True (all) or a list of names; may be changed."""
+        return self._norms
+
+    @norms.setter
+    def norms(self, norms):
+        self._norms = norms
+        self.wanted = self._wanted_kinds()
+        self._bus._refresh()
+
+    def _wanted_kinds(self):
+        """The kinds this subscriber receives (asked on every hook point: kept as a set)."""
+        kinds = KINDS if self.kinds is None else self.kinds
+        return frozenset(k for k in kinds if k not in NORM_KINDS or self._norms)
 
     def wants(self, kind):
-        if self.kinds is not None and kind not in self.kinds:
-            return False
-        return kind not in NORM_KINDS or bool(self.norms)
+        return kind in self.wanted
+
+    def wants_norm(self, name):
+        """Whether this subscriber asked for the norm called ``name``."""
+        norms = self._norms
+        return norms is True or (isinstance(norms, (list, tuple, set, frozenset))
+                                 and name in norms)
 
     def remove(self):
         """Stop receiving events (idempotent)."""
@@ -103,6 +151,13 @@ class EventBus:
         self._subscriptions = ()
         self._lock = threading.Lock()
         self.step = 0
+        self._wanted = frozenset()        # kinds some subscriber wants
+        self._norms_wanted = {}           # norm name -> whether some subscriber wants it
+
+    def _refresh(self):
+        """Recompute what the subscribers want (after any of them changed)."""
+        self._wanted = frozenset().union(*(s.wanted for s in self._subscriptions))
+        self._norms_wanted = {}
 
     @property
     def active(self):
@@ -129,23 +184,25 @@ class EventBus:
         sub = Subscription(self, callback, kinds, norms, on_batch)
         with self._lock:
             self._subscriptions = self._subscriptions + (sub,)
+            self._refresh()
         return sub
 
     def _remove(self, sub):
         with self._lock:
             self._subscriptions = tuple(s for s in self._subscriptions if s is not sub)
+            self._refresh()
 
     def wants(self, kind):
         """Whether some subscriber wants events of ``kind``."""
-        return any(s.wants(kind) for s in self._subscriptions)
+        return kind in self._wanted
 
     def wants_norm(self, name):
         """Whether some subscriber wants the norm called ``name`` ('grad', 'mean', ...)."""
-        for s in self._subscriptions:
-            if s.norms is True or (isinstance(s.norms, (list, tuple, set, frozenset))
-                                   and name in s.norms):
-                return True
-        return False
+        wanted = self._norms_wanted.get(name)
+        if wanted is None:
+            wanted = self._norms_wanted[name] = any(s.wants_norm(name)
+                                                    for s in self._subscriptions)
+        return wanted
 
     def emit(self, kind, source, param=None, context=None, step=None, **values):
         """Build an Event and deliver it to the subscribers that want its kind."""
@@ -164,6 +221,8 @@ class EventBus:
         ``context`` must already be str or None); a subscriber with ``on_batch``
         receives them in one call, which saves building and delivering each Event.
         """
+        if kind not in self._wanted:
+            return
         step = self.step if step is None else step
         events = None
         for sub in self._subscriptions:

@@ -60,7 +60,7 @@ from ..instrument.events import BUS
 from ..ndarray import NDArray
 from ..files import atomic_write
 from ..ndarray.sparse import RowSparseNDArray
-from ..optimizer.flat import FlatGroup
+from ..optimizer.flat import FlatGroup, FlatReduction
 from ..optimizer.serialization import loads_states
 from .base import KVStoreBase, check_push_storage, optimizer_capability
 from .compression import compressed_nbytes, create_compression
@@ -306,7 +306,14 @@ class KVStore(KVStoreBase):
             values = [self._compression.quantize_flat(keys, i, NDArray(g.grad, g.context),
                                                       shapes) for i, g in enumerate(groups)]
         values = [_host_or_copy(v, g.context, flat.context) for v, g in zip(values, groups)]
-        if update:
+        if update and self._reduces_in_update(groups, flat):
+            # Reduce, update and broadcast in one pass (FlatReduction: the sum is ours,
+            # left to right, only where that is this store's order).
+            self._updater.update_reduced(flat, FlatReduction(
+                values, [g.weight for g in groups],
+                lambda: self._sum_dense(flat.xp, values, flat.grad.dtype, out=flat.grad)))
+            targets = []
+        elif update:
             self._sum_dense(flat.xp, values, flat.grad.dtype, out=flat.grad)
             self._updater(list(keys), flat.grads, flat.weights)
             targets = [g.weight for g in groups]
@@ -323,6 +330,15 @@ class KVStore(KVStoreBase):
             target[...] = _host_or_copy(flat.weight, flat.context, g.context)
         if BUS.active:
             self._emit_flat(keys, groups, flat)
+
+    def _reduces_in_update(self, groups, flat):
+        """Whether the store's updater takes the reduction into its update's pass
+        (``update_reduced``): all devices' memory is the host's, and this store sums
+        left to right — 'device', compressed values, or two devices."""
+        return (hasattr(self._updater, 'update_reduced') and
+                all(g.context.device_type != 'gpu' for g in groups) and
+                flat.context.device_type != 'gpu' and
+                (self._sums_on_device or self._compression is not None or len(groups) <= 2))
 
     def _flat_copy(self, keys, like):
         """The store's copies of ``keys`` laid out as ``like`` (a FlatGroup: their values

@@ -24,7 +24,7 @@ again from the new arrays.
 """
 import numpy as np
 
-__all__ = ['FlatGroup', 'CHUNK', 'flatten']
+__all__ = ['FlatGroup', 'FlatReduction', 'CHUNK', 'flatten']
 
 #: Largest chunk of a parallel loop (elements): big enough to stream, small enough to
 #: balance two or more threads over a few large parameters.
@@ -151,3 +151,56 @@ class FlatGroup:
             hit = self.xp.asarray(np.repeat(values, self.sizes))
             self._expanded[key] = hit
         return hit
+
+
+class FlatReduction:
+    """A gradient still to be summed, and where the updated weights go: what a KVStore
+    hands its updater so that reduce, update and broadcast can be one pass over memory
+    (:meth:`~gluonedu.optimizer._fused.FusedUpdater.update_reduced`, docs/fused.md).
+
+    The gradient of the update is the sum of ``parts``, taken element by element left
+    to right in their dtype, ``((p0 + p1) + p2) + ...`` — a store hands a reduction over
+    only where that is its own order. A fused pass reads the parts, sums them, updates
+    and writes the new weights into every buffer of ``copies``, never writing the sum
+    anywhere. Wherever a pass cannot (another backend, norms to measure, a second
+    kernel that reads the gradient), :meth:`sum` has the store write the sum into the
+    updater's gradient buffer first, in the store's own code, and the updater copies the
+    weights after the step.
+
+    Parameters
+    ----------
+    parts : sequence of arrays
+        The devices' flat gradients (host arrays of the group's size and dtype), in the
+        store's order.
+    copies : sequence of arrays
+        Flat buffers (host arrays of the same size and dtype) that receive the updated
+        weights.
+    sum_into_grad : callable
+        ``sum_into_grad()`` writes the sum of ``parts`` into the updater's gradient buffer
+        (the store's reduction).
+    """
+
+    def __init__(self, parts, copies, sum_into_grad):
+        self.parts, self.copies = tuple(parts), tuple(copies)
+        self._sum_into_grad = sum_into_grad
+        #: Whether the gradient buffer holds the sum.
+        self.summed = False
+        #: Whether a pass has summed the parts itself (then a kernel reading the gradient
+        #: buffer later needs :meth:`sum`).
+        self.consumed = False
+        #: Whether ``copies`` hold the weights as the last kernel left them.
+        self.copied = False
+
+    def sum(self):
+        """Write the sum into the gradient buffer (once)."""
+        if not self.summed:
+            self._sum_into_grad()
+            self.summed = True
+
+    def copy_weights(self, weight):
+        """Copy ``weight`` (the updated flat weights) into every buffer of ``copies``,
+        unless the last pass already wrote them."""
+        if not self.copied:
+            for copy in self.copies:
+                copy[...] = weight
+            self.copied = True

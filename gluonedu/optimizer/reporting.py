@@ -30,10 +30,10 @@ import weakref
 
 import numpy as np
 
-from ..instrument.events import BUS
+from ..instrument.events import BUS, OneValueEach
 
-__all__ = ['NormRequest', 'report_update', 'report_schedule', 'array_norm', 'nonfinite_count',
-           'PARAM_NORMS']
+__all__ = ['NormRequest', 'report_update', 'reads_gradients', 'report_schedule', 'array_norm',
+           'nonfinite_count', 'PARAM_NORMS']
 
 #: The norm names of the ``norm`` event, in the order they are emitted.
 PARAM_NORMS = ('weight', 'grad', 'update')
@@ -152,6 +152,13 @@ def report_schedule(scheduler, num_update, lr):
         BUS.emit('schedule', 'scheduler', lr=float(lr))
 
 
+def reads_gradients(optimizer):
+    """Whether :func:`report_update` will read the gradients it is given (a subscriber
+    wants ``nonfinite`` counts, or ``clip`` fractions of a clipping optimizer)."""
+    return BUS.active and (BUS.wants('nonfinite') or
+                           (BUS.wants('clip') and optimizer.clip_gradient is not None))
+
+
 def report_update(optimizer, indices, weights, grads, measured):
     """Emit lr/wd, the ``measured`` norms and clipping for each updated parameter.
 
@@ -162,20 +169,19 @@ def report_update(optimizer, indices, weights, grads, measured):
     params = [str(_name(optimizer, index)) for index in indices]
     contexts = [str(w.context) for w in weights]
     emit_batch = BUS.emit_batch
-    emit_batch('lr', 'optimizer', [(p, c, {'lr': lr}) for p, c, lr in
-                                   zip(params, contexts, optimizer._get_lrs(indices))])
-    emit_batch('wd', 'optimizer', [(p, c, {'wd': wd}) for p, c, wd in
-                                   zip(params, contexts, optimizer._get_wds(indices))])
-    if measured:
-        found = [(p, c, measured.get(index) or {}) for p, c, index in
-                 zip(params, contexts, indices)]
-        for kind in ('norm', 'state_norm'):
-            events = [(p, c, m[kind]) for p, c, m in found if m.get(kind)]
+    emit_batch('lr', 'optimizer', OneValueEach(params, contexts, 'lr',
+                                               optimizer._get_lrs(indices)))
+    emit_batch('wd', 'optimizer', OneValueEach(params, contexts, 'wd',
+                                               optimizer._get_wds(indices)))
+    found = [measured.get(index) or {} for index in indices] if measured else None
+    for kind in ('norm', 'state_norm'):
+        if found and BUS.wants(kind):
+            events = [(p, c, m[kind]) for p, c, m in zip(params, contexts, found)
+                      if m.get(kind)]
             if events:
                 emit_batch(kind, 'optimizer', events)
     if BUS.wants('nonfinite'):
-        _report_nonfinite(params, contexts, [(measured or {}).get(index) or {}
-                                             for index in indices], grads)
+        _report_nonfinite(params, contexts, found or [{}] * len(indices), grads)
     if BUS.wants('clip') and optimizer.clip_gradient is not None:
         for param, ctx, grad in zip(params, contexts, grads):
             rescaled = grad.asnumpy() * optimizer.rescale_grad

@@ -9,7 +9,7 @@ import pytest
 import gluonedu as mx
 from gluonedu import autograd, gluon, nd
 from gluonedu.instrument.events import BUS
-from gluonedu.optimizer.flat import FlatGroup
+from gluonedu.optimizer.flat import FlatGroup, FlatReduction
 
 SHAPES = [(3, 4), (5,), (2, 2, 3), (1,)]
 
@@ -90,24 +90,80 @@ def test_allreduce_flat_equals_pushpull_of_each_key(kind, n_dev, compression):
                                           flat.gradient_compression.residual(0, d).asnumpy())
 
 
+def _update_both(by_key, flat, seed, n_dev):
+    """One step of updates on both stores: pushpull key by key, and allreduce_flat; the
+    devices' weights must come out the same."""
+    devices = _devices(seed, n_dev)
+    weights_a = [[w.copy() for w in weights] for weights, _ in devices]
+    groups = [FlatGroup(range(len(SHAPES)), [w.copy() for w in weights],
+                        [g.copy() for g in grads]) for weights, grads in devices]
+    for k in range(len(SHAPES)):
+        by_key.pushpull(k, [grads[k] for _, grads in devices], out=[w[k] for w in weights_a])
+    flat.allreduce_flat(groups, update=True)
+    for a, b in zip(weights_a, groups):
+        for x, y in zip(a, b.weights):
+            np.testing.assert_array_equal(x.asnumpy(), y.asnumpy())
+
+
 @pytest.mark.parametrize('fused', [True, False])
 @pytest.mark.parametrize('kind', ['device', 'local'])
 def test_allreduce_flat_with_an_optimizer_on_the_store_updates_as_pushpull(kind, fused):
     optimizer = ('adam', )
     by_key, flat = _stores(kind, 2, optimizer=optimizer, fused=fused)
     for step in range(3):
-        devices = _devices(step, 2)
-        weights_a = [[w.copy() for w in weights] for weights, _ in devices]
-        groups = [FlatGroup(range(len(SHAPES)), [w.copy() for w in weights],
-                            [g.copy() for g in grads]) for weights, grads in devices]
-        for k in range(len(SHAPES)):
-            by_key.pushpull(k, [grads[k] for _, grads in devices],
-                            out=[w[k] for w in weights_a])
-        flat.allreduce_flat(groups, update=True)
-        for a, b in zip(weights_a, groups):
-            for x, y in zip(a, b.weights):
-                np.testing.assert_array_equal(x.asnumpy(), y.asnumpy())
+        _update_both(by_key, flat, step, 2)
     assert flat.optimizer.num_update == by_key.optimizer.num_update == 3
+
+
+ONE_PASS_CASES = [('device', 2, None), ('device', 3, None), ('local', 2, None),
+                  ('local', 3, None), ('device', 2, {'type': '2bit', 'threshold': 0.5})]
+
+
+@pytest.mark.parametrize('optimizer,in_pass', [(('adam',), True),
+                                               (('sgd', 0.1, 0.9), True),
+                                               (('lamb',), False)])
+@pytest.mark.parametrize('kind,n_dev,compression', ONE_PASS_CASES,
+                         ids=['%s-%d-%s' % (k, n, 'c' if c else 'dense')
+                              for k, n, c in ONE_PASS_CASES])
+def test_reduce_update_and_broadcast_in_one_pass_update_as_pushpull(
+        kind, n_dev, compression, optimizer, in_pass, monkeypatch):
+    """With a FusedUpdater on the store, the update's own pass sums the devices' gradients
+    and writes every device's weights (a FlatReduction) where the store sums left to
+    right and the step is one kernel; the numbers are those of pushpull, key by key."""
+    name, *args = optimizer
+    make = (lambda: mx.optimizer.create(name, learning_rate=args[0], momentum=args[1])) \
+        if args else (lambda: mx.optimizer.create(name))
+    by_key, flat = _stores(kind, n_dev, compression)
+    by_key.set_optimizer(make())
+    flat.set_optimizer(make(), fused=True)
+    reductions = []
+    original = FlatReduction.__init__
+
+    def recording(self, *a, **kw):
+        original(self, *a, **kw)
+        reductions.append(self)
+    monkeypatch.setattr(FlatReduction, '__init__', recording)
+    for step in range(3):
+        _update_both(by_key, flat, step, n_dev)
+    sums_left_to_right = kind == 'device' or compression or n_dev <= 2
+    assert len(reductions) == (3 if sums_left_to_right else 0)
+    numba = flat._updater.last_paths[0][1] == 'fused:numba'
+    for reduction in reductions:
+        assert reduction.copied
+        assert reduction.consumed == (in_pass and numba)
+        assert reduction.summed == (not (in_pass and numba))
+
+
+def test_a_reduction_the_pass_cannot_take_is_summed_by_the_store_first():
+    """The NumPy backend sums nothing in its pass: the store's own sum runs, then the
+    kernel, then the copies — the same numbers."""
+    from gluonedu.optimizer._fused import FusedUpdater
+    by_key, flat = _stores('device', 2)
+    by_key.set_optimizer(mx.optimizer.create('adam'))
+    flat.set_optimizer(mx.optimizer.create('adam'), fused=True)
+    flat._set_updater(FusedUpdater(flat.optimizer, backend='numpy'))
+    _update_both(by_key, flat, 0, 2)
+    assert flat._updater.last_paths[0][1] == 'fused:numpy'
 
 
 def test_allreduce_flat_update_needs_an_optimizer():

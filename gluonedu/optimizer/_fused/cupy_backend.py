@@ -35,6 +35,8 @@ class CupyBackend:
     name = 'cupy'
     #: Norms are measured by segment reductions after the step, not inside it.
     sums_in_kernel = False
+    #: A store's reduction is summed before the step (FlatReduction.sum).
+    reduces_in_kernel = False
 
     def __init__(self):
         import cupy

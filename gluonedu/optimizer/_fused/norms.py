@@ -68,14 +68,18 @@ class FlatNorms:
     def result(self):
         """``{index: {'norm': {...}, 'state_norm': {...}}}`` after the step."""
         run, request = self.run, self.request
+        if self._kernel is not None and self._sums.shape[1] == 1:   # the count alone
+            return {index: {'nonfinite': count}
+                    for index, count in zip(run.indices, self._nonfinite_counts())}
         names = list(request.param)
-        if self._kernel is not None and self._sums.shape[1] == 1:
-            sums, state_names = np.zeros((len(run.indices), 0)), []
-        elif self._kernel is not None:
+        if self._kernel is not None:
             written = [n for n in self._kernel.writes if n != 'weight']
             in_sums = [n for n in self.states if n in written]
             columns = [_COLUMN[n] for n in names] + [3 + written.index(n) for n in in_sums]
-            sums = np.add.reduceat(self._sums, run.first_chunk, axis=0)[:, columns]
+            sums = np.add.reduceat(self._sums, run.first_chunk, axis=0)
+            # all norms wanted: the leading columns in order, a view (no gather)
+            sums = sums[:, :len(columns)] if columns == list(range(len(columns))) \
+                else sums[:, columns]
             rest = [n for n in self.states if n not in written]
             if rest:
                 sums = np.concatenate([sums, self._reductions([], rest)], axis=1)
@@ -83,23 +87,30 @@ class FlatNorms:
         else:
             sums, state_names = self._reductions(names, self.states), self.states
         split = len(names)
-        measured = {index: {'norm': dict(zip(names, row[:split])),
+        rows = np.sqrt(sums).tolist()
+        counts = self._nonfinite_counts() if request.nonfinite else None
+        measured = {index: {'norm': dict(zip(names, row)),   # zip stops at the norms
                             'state_norm': dict(zip(state_names, row[split:]))}
-                    for index, row in zip(run.indices, np.sqrt(sums).tolist())}
-        if request.nonfinite:
-            for index, count in zip(run.indices, self._nonfinite_counts()):
-                measured[index]['nonfinite'] = int(count)
+                    for index, row in zip(run.indices, rows)}
+        if counts is not None:
+            for index, count in zip(run.indices, counts):
+                measured[index]['nonfinite'] = count
         return measured
 
     def _nonfinite_counts(self):
-        """NaN/±Inf entries of each parameter's gradient: the kernel's last column, or
-        (no kernel pass) one segment sum of the gradient's non-finite flags (a 0/1 flag
-        is its own square)."""
+        """NaN/±Inf entries of each parameter's gradient (a list of ints): the kernel's
+        last column, or (no kernel pass) one segment sum of the gradient's non-finite
+        flags (a 0/1 flag is its own square)."""
         run = self.run
         if self._kernel is not None:
-            return np.add.reduceat(self._sums[:, -1], run.first_chunk)
-        flags = ~run.xp.isfinite(run.model_grad)
-        return run.segment_sums64(flags.astype(np.float32))
+            column = self._sums[:, -1]
+            if not column.any():   # the usual case: every chunk finite
+                return [0] * len(run.indices)
+            counts = np.add.reduceat(column, run.first_chunk)
+        else:
+            flags = ~run.xp.isfinite(run.model_grad)
+            counts = run.segment_sums64(flags.astype(np.float32))
+        return [int(count) for count in counts.tolist()]
 
     def _reductions(self, names, states):
         """Σx² per parameter by segment reductions: of ``names`` (weight/grad/update), then

@@ -89,7 +89,7 @@ class FlatRun:
         #: What an optimizer's step works out once and keeps (e.g. LBSGD's views).
         self.memo = {}
         self.backend = None
-        self._backend = self._norms = None
+        self._backend = self._norms = self._reduction = None
 
     # ------------------------------------------------------------------ validity
     def is_current(self, group, states):
@@ -99,17 +99,35 @@ class FlatRun:
             all(a is b for a, b in zip(states, self._states))
 
     # ------------------------------------------------------------------ one step
-    def step(self, optimizer, backend, norms=None):
-        """``optimizer.fused_step(self)`` on ``backend``; the norms ``norms`` asks for."""
+    def step(self, optimizer, backend, norms=None, reduction=None):
+        """``optimizer.fused_step(self)`` on ``backend``; the norms ``norms`` asks for.
+
+        ``reduction``: a :class:`~gluonedu.optimizer.flat.FlatReduction` over this run's
+        whole group (its gradient is still to be summed; its weights go to copies). The
+        step's kernel sums the parts and writes the copies in its own pass where it
+        can; otherwise the sum is written into the gradient buffer first. Either way the
+        copies hold the new weights afterwards.
+        """
         self.backend, self._backend = backend.name, backend
         self._norms = None if norms is None else FlatNorms(
             norms, self, in_kernel=(backend.sums_in_kernel and optimizer.fused_one_pass
                                     and not self.multi_precision))
+        in_pass = (reduction is not None and backend.reduces_in_kernel and
+                   optimizer.fused_one_pass and self._norms is None and
+                   not self.multi_precision)
+        if reduction is not None and not in_pass:
+            reduction.sum()
+        self._reduction = reduction if in_pass else None
         if self.multi_precision:
             self.grad32[...] = self.group.grad
-        optimizer.fused_step(self)
+        try:
+            optimizer.fused_step(self)
+        finally:
+            self._reduction = None
         if self.multi_precision:
             self.group.weight[...] = self.arrays['weight']
+        if reduction is not None:
+            reduction.copy_weights(self.group.weight)
         return {} if self._norms is None else self._norms.result()
 
     def __call__(self, kernel, arrays=None, where=None, **scalars):
@@ -127,7 +145,23 @@ class FlatRun:
         bound, per_parameter, constants = kernel.bind(available, scalars)
         per_parameter = [_per_parameter(p, len(self.indices)) for p in per_parameter]
         sums = self._norms.kernel_sums(kernel) if self._norms is not None else None
+        reduction = self._reduction
+        if reduction is None:
+            self._backend.run(kernel, self, bound, per_parameter, constants, sums)
+            return
+        reads_grad = 'grad' in kernel.arrays and 'grad' not in kernel.writes
+        if reads_grad and not reduction.consumed and not reduction.summed and \
+                'weight' in kernel.writes:
+            # The pass sums the gradient's parts and writes the weights' copies itself.
+            self._backend.run(kernel, self, bound, per_parameter, constants, sums,
+                              reduction=reduction)
+            reduction.consumed = reduction.copied = True
+            return
+        if 'grad' in kernel.arrays:
+            reduction.sum()
         self._backend.run(kernel, self, bound, per_parameter, constants, sums)
+        if 'weight' in kernel.writes:
+            reduction.copied = False
 
     def in_multi_tensor_call(self):
         """For each parameter, whether its multi-tensor call holds only dense arrays."""

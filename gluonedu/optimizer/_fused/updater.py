@@ -40,6 +40,7 @@ import numpy as np
 
 from ..fastpath import has_fast_path
 from ..flat import FlatGroup
+from ..reporting import reads_gradients
 from ..updater import Updater
 from .run import FlatRun, LazyRun
 
@@ -143,6 +144,7 @@ class FusedUpdater(Updater):
         self._runs_built = {}  # indices -> FlatRun
         self._handed = {}      # first index -> (position, FlatGroup) handed over
         self._backends = {}    # name -> backend object
+        self._reduction = None  # the FlatReduction of an update_reduced call
         #: For teaching and tests: how the last call ran, [(indices, 'fused:<backend>',
         #: 'fused-lazy:<backend>' or 'reference: <why>')].
         self.last_paths = []
@@ -167,10 +169,45 @@ class FusedUpdater(Updater):
         return super().sync_state_context(state, context)
 
     # ------------------------------------------------------------------ one call
+    def update_reduced(self, group, reduction):
+        """``self(group.indices, group.grads, group.weights)`` where the gradient is still
+        to be summed, and the new weights then copied: a store's reduce, update and
+        broadcast in one pass over memory.
+
+        ``group``: the store's FlatGroup of its copies (handed over with
+        :meth:`use_flat_groups`); ``reduction``: a
+        :class:`~gluonedu.optimizer.flat.FlatReduction` over the whole group. A flat run
+        covering the group lets its kernel sum ``reduction.parts`` and write
+        ``reduction.copies`` in its own pass; anything else (the reference path, norms
+        to measure, another backend) has the store sum into ``group.grad`` first.
+        Afterwards the weights and the copies hold the update; ``group.grad`` need not
+        hold the sum.
+        """
+        self._reduction = reduction
+        try:
+            self(list(group.indices), group.grads, group.weights)
+        finally:
+            self._reduction = None
+        reduction.copy_weights(group.weight)
+
+    def _reduction_for(self, flat):
+        """The pending reduction, for a flat run over its whole group (else None, after
+        having the store sum: the run reads the gradient buffer)."""
+        reduction = self._reduction
+        if reduction is None:
+            return None
+        if flat is not None and flat.size == len(reduction.parts[0]):
+            return reduction
+        reduction.sum()
+        reduction.copied = False
+        return None
+
     def _apply(self, indices, weights, grads, norms=None):
         self.last_paths = []
         measured = {}
         opt = self.optimizer
+        if norms is not None or reads_gradients(opt):
+            self._reduction_for(None)   # the norms or the reports read the gradient buffer
         for run in self._runs(indices, weights, grads):
             run_indices, run_weights, run_grads = (list(x) for x in zip(*run))
             flat = self._built_run(run_indices, run_weights, run_grads)
@@ -179,18 +216,20 @@ class FusedUpdater(Updater):
             why = _refusal_now(opt, run_indices, run_weights, run_grads) if flat else \
                 fast_path_refusal(opt, run_weights, run_grads, run_indices)
             if why is not None:
+                self._reduction_for(None)
                 self.last_paths.append((tuple(run_indices), 'reference: ' + why))
                 measured.update(Updater._apply(self, run_indices, run_weights, run_grads,
                                                norms))
                 continue
             backend = self._backend_for(run_weights[0].context)
             if flat is None and any(g.stype == 'row_sparse' for g in run_grads):
+                self._reduction_for(None)
                 measured.update(self._lazy_step(run_indices, run_weights, run_grads,
                                                 backend, norms))
                 self.last_paths.append((tuple(run_indices), 'fused-lazy:' + backend.name))
                 continue
             flat = flat or self._new_flat_run(run_indices, run_weights, run_grads)
-            measured.update(flat.step(opt, backend, norms))
+            measured.update(flat.step(opt, backend, norms, self._reduction_for(flat)))
             self.last_paths.append((tuple(run_indices), 'fused:' + backend.name))
         return measured
 
