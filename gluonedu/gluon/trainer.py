@@ -604,18 +604,18 @@ class Trainer:
         lr_mult/wd_mult come from this Trainer's parameters, not from the file.
         """
         self._ensure_store()
-        states, optimizer, extra = trainer_states.check_states(self._params, fname)
-        if self._update_on_kvstore:
+        on_store = self._update_on_kvstore
+        copies = 1 if on_store else len(self._updaters)
+        states, optimizer, extra = trainer_states.check_states(self._params, fname, copies)
+        if on_store:
             del states, optimizer   # the store reads the file itself
             self._kvstore.load_optimizer_states(fname)
             self._optimizer = self._kvstore.optimizer
         else:
-            # The first updater takes what was checked; each other device its own copy.
-            self._updaters[0].restore(states, optimizer)
-            for updater in self._updaters[1:]:
-                updater.set_states(trainer_states.read_states(fname))
-                updater.optimizer = optimizer
-            self._optimizer = self._updaters[0].optimizer
+            # One optimizer for every device; each device's updater its own state buffers.
+            for updater, device_states in zip(self._updaters, states):
+                updater.restore(device_states, optimizer)
+            self._optimizer = optimizer
         self._optimizer.param_dict = dict(enumerate(self._params))
         if extra is not None:
             self._num_steps = int(extra.get('steps', self._num_steps))

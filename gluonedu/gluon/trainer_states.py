@@ -36,7 +36,7 @@ from ..optimizer.serialization import decode, dumps_states, read_document
 from ..optimizer.updater import state_mismatch, state_template
 from .utils import shape_is_known
 
-__all__ = ['states_bytes', 'write_states', 'read_states', 'check_states']
+__all__ = ['states_bytes', 'write_states', 'check_states']
 
 WRITER = 'gluonedu.gluon.Trainer'
 WRITER_VERSION = 1
@@ -59,12 +59,6 @@ def write_states(fname, data):
     atomic_write(fname, lambda f: f.write(data))
 
 
-def read_states(fname):
-    """The bytes of the state file ``fname``."""
-    with open(fname, 'rb') as f:
-        return f.read()
-
-
 def _shapes_fit(saved, mine):
     """Whether a saved shape fits a Parameter's (0 marks a dimension not known yet)."""
     if shape_is_known(mine):
@@ -72,8 +66,10 @@ def _shapes_fit(saved, mine):
     return len(saved) == len(mine) and all(m in (0, -1, s) for s, m in zip(saved, mine))
 
 
-def check_states(params, fname):
-    """Validate state-file bytes against ``params``; ``(states, optimizer, extra)``.
+def check_states(params, fname, copies=1):
+    """Validate the state file ``fname`` against ``params``; ``(states, optimizer,
+    extra)``, where ``states`` is a list of ``copies`` decodings of the file's states,
+    each with its own buffers (one per device's updater), all from one read of the file.
 
     Raises MXNetError, with ``fname`` in the message, on the first problem found.
     """
@@ -137,4 +133,7 @@ def check_states(params, fname):
             if problem:
                 raise bad("its state of parameter %d (%s) does not fit %s: %s"
                           % (index, param.name, type(optimizer).__name__, problem))
-    return states, optimizer, extra
+    # The checked decoding holds the file's arrays as its buffers; the others copy them.
+    others = [decode(document['states'], {k: a.copy() for k, a in arrays.items()})
+              for _ in range(copies - 1)]
+    return [states] + others, optimizer, extra

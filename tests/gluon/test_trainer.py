@@ -653,6 +653,26 @@ def test_states_move_between_store_and_local_updates(tmp_path):
     assert again._update_on_kvstore and again.optimizer.momentum == 0.9
 
 
+def test_loaded_states_give_each_device_its_own_buffers(tmp_path):
+    """Loaded on two devices (local updates), the states are equal but not shared: each
+    device's updater updates its own, and both use the one loaded optimizer."""
+    net = dense(ctx=ctxs(2))
+    trainer = Trainer(net.collect_params(), 'adam', update_on_kvstore=False)
+    backward(net, ctxs(2))
+    trainer.step(4)
+    fname = str(tmp_path / 'local.states')
+    trainer.save_states(fname)
+    fresh = Trainer(net.collect_params(), 'adam', update_on_kvstore=False)
+    fresh.load_states(fname)
+    first, second = fresh._updaters
+    assert first.optimizer is second.optimizer is fresh.optimizer
+    for index, state in first.states.items():
+        for mine, other in zip(state, second.states[index]):
+            np.testing.assert_array_equal(mine.asnumpy(), other.asnumpy())
+            mine[:] = 0
+            assert np.any(other.asnumpy() != 0)
+
+
 def test_damaged_states_leave_a_store_trainer_unchanged(tmp_path):
     net = dense(ctx=ctxs(2))
     trainer = Trainer(net.collect_params(), 'sgd', {'learning_rate': 0.1, 'momentum': 0.9})
