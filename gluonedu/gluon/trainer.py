@@ -428,9 +428,11 @@ class Trainer:
         """
         self._num_steps += 1
         BUS.step = self._num_steps
-        if BUS.active:
-            BUS.emit('step_begin', 'trainer', batch_size=float(batch_size),
-                     rescale=float(rescale))
+        # begin and end report the same values: one entry, made only if anybody listens
+        entry = ((None, None, {'batch_size': float(batch_size), 'rescale': float(rescale)}),) \
+            if BUS.active else None
+        if entry is not None:
+            BUS.emit_batch('step_begin', 'trainer', entry)
         try:
             yield
         except BaseException:
@@ -438,8 +440,9 @@ class Trainer:
             BUS.step = self._num_steps
             raise
         if BUS.active:
-            BUS.emit('step_end', 'trainer', batch_size=float(batch_size),
-                     rescale=float(rescale))
+            BUS.emit_batch('step_end', 'trainer', entry or
+                           ((None, None, {'batch_size': float(batch_size),
+                                          'rescale': float(rescale)}),))
 
     def step(self, batch_size, ignore_stale_grad=False):
         """One parameter update: ``allreduce_grads()`` then ``update()``.

@@ -37,16 +37,21 @@ kind             source       values
 apply. ``step`` is the Trainer's step count at the time (0 before the first step).
 
 A source reporting one event per parameter may hand them over together
-(:meth:`EventBus.emit_batch`): a subscriber registered with ``on_batch`` (the Recorder)
-then receives them in one call; every other subscriber still gets one Event each.
+(:meth:`EventBus.emit_batch`), as a sequence of ``(param, context, values)`` entries: a
+subscriber registered with ``on_batch`` (the Recorder) receives them in one call, and
+receives an event emitted singly as a batch of one; every other subscriber gets one
+Event each. Sources hand per-parameter values over as :class:`Columns` (the arrays
+they computed, labelled by parameter): the Recorder keeps that reference during the
+step and makes its rows when its table is read, so watching a step costs a few
+function calls whatever the number of parameters.
 """
 from collections.abc import Mapping, Sequence
 import threading
 from types import MappingProxyType
 from typing import NamedTuple
 
-__all__ = ['Event', 'EventBus', 'Subscription', 'OneValueEach', 'BUS', 'emit', 'subscribe',
-           'KINDS', 'NORM_KINDS']
+__all__ = ['Event', 'EventBus', 'Subscription', 'Labels', 'Columns', 'BUS', 'emit',
+           'subscribe', 'KINDS', 'NORM_KINDS']
 
 KINDS = ('step_begin', 'step_end', 'lr', 'wd', 'norm', 'state_norm', 'stale_grad', 'kv_push',
          'kv_pull', 'clip', 'overflow', 'nonfinite', 'schedule', 'staleness', 'metric')
@@ -68,31 +73,52 @@ class Event(NamedTuple):
     values: Mapping = MappingProxyType({})   # read-only, so the shared default stays empty
 
 
-class OneValueEach(Sequence):
-    """The entries of an :meth:`EventBus.emit_batch` that report one value per parameter,
-    kept as columns: entry ``i`` is ``(params[i], contexts[i], {name: values[i]})``.
+class Labels(NamedTuple):
+    """The ``param`` and ``context`` (str or None) of each entry of a :class:`Columns`.
 
-    A source reporting e.g. every parameter's lr hands over its three lists as they are;
-    the small dictionaries are made only when a subscriber reads the entries (the
-    Recorder: when its table is read, not during the training step).
+    Anything with these two sequences will do; a source may work them out only when
+    they are first read (see ``gluonedu.optimizer.reporting.UpdatedParams``).
     """
-    __slots__ = ('params', 'contexts', 'name', 'values')
+    params: Sequence
+    contexts: Sequence
 
-    def __init__(self, params, contexts, name, values):
-        self.params, self.contexts, self.name, self.values = params, contexts, name, values
+
+class Columns(Sequence):
+    """Entries of an :meth:`EventBus.emit_batch` kept as columns: entry ``i`` is
+    ``(labels.params[i], labels.contexts[i], {names[j]: columns[j][i], ...})``.
+
+    A source reporting e.g. every parameter's lr hands over the array it computed; the
+    small dictionaries (and the labels, if the source makes them lazily) are made only
+    when a subscriber reads the entries -- the Recorder: when its table is read, not
+    during the training step. The columns must not change afterwards: a source hands
+    over arrays it made for the report.
+    """
+    __slots__ = ('labels', 'names', 'columns')
+
+    def __init__(self, labels, names, columns):
+        self.labels, self.names, self.columns = labels, tuple(names), tuple(columns)
+        if len(self.names) != len(self.columns):
+            raise ValueError("Columns: %d names for %d columns"
+                             % (len(self.names), len(self.columns)))
 
     def __len__(self):
-        return len(self.values)
+        return len(self.columns[0]) if self.columns else 0
 
     def __getitem__(self, i):
         if isinstance(i, slice):
             return [self[k] for k in range(*i.indices(len(self)))]
-        return self.params[i], self.contexts[i], {self.name: self.values[i]}
+        if i < 0:
+            i += len(self)
+        if not 0 <= i < len(self):
+            raise IndexError('entry %d of %d' % (i, len(self)))
+        return (self.labels.params[i], self.labels.contexts[i],
+                {name: column[i] for name, column in zip(self.names, self.columns)})
 
     def __iter__(self):
-        name = self.name
-        return ((param, context, {name: value})
-                for param, context, value in zip(self.params, self.contexts, self.values))
+        names = self.names
+        rows = zip(*self.columns)
+        return ((param, context, dict(zip(names, row)))
+                for param, context, row in zip(self.labels.params, self.labels.contexts, rows))
 
 
 class Subscription:
@@ -153,11 +179,15 @@ class EventBus:
         self.step = 0
         self._wanted = frozenset()        # kinds some subscriber wants
         self._norms_wanted = {}           # norm name -> whether some subscriber wants it
+        #: Changes whenever what the subscribers want may have changed: a source may keep
+        #: what it worked out from ``wants`` until then.
+        self.version = 0
 
     def _refresh(self):
         """Recompute what the subscribers want (after any of them changed)."""
         self._wanted = frozenset().union(*(s.wanted for s in self._subscriptions))
         self._norms_wanted = {}
+        self.version += 1
 
     @property
     def active(self):
@@ -172,8 +202,9 @@ class EventBus:
             a list names the quantities wanted ('weight', 'grad', 'update', 'mean', ...).
         on_batch : callable, optional
             ``on_batch(kind, step, source, entries)`` receives the events of one
-            :meth:`emit_batch` call at once (``entries``: ``(param, context, values)``
-            tuples) instead of ``callback`` receiving them one by one.
+            :meth:`emit_batch` call at once (``entries``: a sequence of ``(param,
+            context, values)``), and an :meth:`emit` as a batch of one, instead of
+            ``callback`` receiving Events (``callback`` may then be None).
 
         Returns a :class:`Subscription` (removable; also a context manager).
         """
@@ -205,28 +236,27 @@ class EventBus:
         return wanted
 
     def emit(self, kind, source, param=None, context=None, step=None, **values):
-        """Build an Event and deliver it to the subscribers that want its kind."""
-        event = Event(kind, self.step if step is None else step, source,
-                      None if param is None else str(param),
-                      None if context is None else str(context), values)
-        for sub in self._subscriptions:
-            if sub.wants(kind):
-                sub.callback(event)
-        return event
+        """Deliver one ``kind`` event (``values``: its numbers by name) to the
+        subscribers that want its kind; nothing is built if none does."""
+        if kind in self._wanted:
+            self.emit_batch(kind, source, ((None if param is None else str(param),
+                                            None if context is None else str(context),
+                                            values),), step)
 
     def emit_batch(self, kind, source, entries, step=None):
         """Emit one ``kind`` event per ``(param, context, values)`` of ``entries``.
 
         The same events as :meth:`emit` called for each entry in turn (``param`` and
         ``context`` must already be str or None); a subscriber with ``on_batch``
-        receives them in one call, which saves building and delivering each Event.
+        receives ``entries`` as they are, in one call (a :class:`Columns` stays a
+        reference to the source's arrays); the others get one Event each.
         """
         if kind not in self._wanted:
             return
         step = self.step if step is None else step
         events = None
         for sub in self._subscriptions:
-            if not sub.wants(kind):
+            if kind not in sub.wanted:
                 continue
             if sub.on_batch is not None:
                 sub.on_batch(kind, step, source, entries)

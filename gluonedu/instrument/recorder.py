@@ -187,7 +187,7 @@ class Recorder:
         self._toggles_norms = self.every > 1 and bool(self.norms)
         if subscribed is not None and self._toggles_norms:
             subscribed = subscribed | {'step_begin'}
-        self._subscription = BUS.subscribe(self._on_event, kinds=subscribed, norms=self.norms,
+        self._subscription = BUS.subscribe(None, kinds=subscribed, norms=self.norms,
                                            on_batch=self._on_batch)
 
     # ------------------------------------------------------------------ set-up helpers
@@ -220,19 +220,15 @@ class Recorder:
         return frozenset(names), {str(i): name for i, name in enumerate(names)}
 
     # ------------------------------------------------------------------ receiving
-    def _on_event(self, event):
-        if event.kind == 'step_begin' and self._toggles_norms:
-            sampled = event.step % self.every == 0
-            self._subscription.norms = self.norms if sampled else False
-        self._on_batch(event.kind, event.step, event.source,
-                       ((event.param, event.context, event.values),))
-
     def _on_batch(self, kind, step, source, entries):
         """Keep events ``(param, context, values)`` of one kind and step.
 
         Only what is cheap happens here, on the training path: the kind and ``every``
-        filters and one append. The rows are made when the table is read.
+        filters and one append of the entries as handed over (columns stay the source's
+        arrays). The rows are made when the table is read.
         """
+        if kind == 'step_begin' and self._toggles_norms:
+            self._subscription.norms = self.norms if step % self.every == 0 else False
         if self.kinds is not None and kind not in self.kinds:
             return
         if step % self.every and kind not in ALWAYS_KEPT:

@@ -164,6 +164,8 @@ class Optimizer:
         self.num_update = begin_num_update
         self._all_index_update_counts = {0: {}}
         self._index_update_count = self._all_index_update_counts[0]
+        # While an Updater reports a call: what begin_step worked out (not saved).
+        self._step_log = None
         self.clip_gradient = clip_gradient
         self.multi_precision = multi_precision
         self.aggregate_num = 0
@@ -329,6 +331,8 @@ class Optimizer:
             wd_mults = [self._mult(i, self.wd_mult, 'wd_mult') for i in indices]
         lrs = [scheduled[n] * m for n, m in zip(seen, lr_mults)]
         wds = [self.wd * m for m in wd_mults]
+        if self._step_log is not None:   # an Updater reports these as the step's lr and wd
+            self._step_log.append((indices, lrs, wds))
         if single:
             return StepScalars(lrs[0], wds[0], t[0])
         return StepScalars(np.array(lrs, dtype=np.float64), np.array(wds, dtype=np.float64),

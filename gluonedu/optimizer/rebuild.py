@@ -26,7 +26,7 @@ import warnings
 
 from ..base import MXNetError
 
-__all__ = ['rebuild', 'LOADED_RANGES']
+__all__ = ['rebuild', 'LOADED_RANGES', 'NOT_SAVED']
 
 #: Hyper-parameters a state file must keep in range although the constructors (as MXNet's)
 #: accept more: name -> (lowest value, whether the lowest value itself is refused).
@@ -42,7 +42,9 @@ _STORED_AS = {'learning_rate': 'lr', 'param_idx2name': 'idx2name', 'eps': 'float
 #: Passed by the caller, not by the file.
 _NOT_FROM_FILE = ('lr_scheduler', 'param_dict', 'sym', 'self')
 #: Attributes a state file does not hold (the live parameters; an alias of a table).
-_NOT_SAVED = ('param_dict', '_index_update_count')
+#: An optimizer's attributes that a state file leaves out: the Trainer's parameters, an
+#: alias of one device's counts (saved as its device), the log of a step being reported.
+NOT_SAVED = ('param_dict', '_index_update_count', '_step_log')
 
 
 def _constructor_parameters(klass):
@@ -160,7 +162,7 @@ def rebuild(klass, attrs, what, **given):
         raise MXNetError("the saved %s has hyper-parameters its constructor refuses: %s"
                          % (what, err)) from None
     fresh = vars(obj)
-    missing = sorted(set(fresh) - set(attrs) - set(_NOT_SAVED))
+    missing = sorted(set(fresh) - set(attrs) - set(NOT_SAVED))
     if missing:
         raise MXNetError("the saved %s lacks the attributes %s"
                          % (what, ', '.join(missing[:8])))

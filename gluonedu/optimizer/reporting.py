@@ -11,29 +11,37 @@ runs unless ``BUS.active``.
 An Updater call goes in three steps::
 
     request = NormRequest.from_bus()         # which norms anyone wants (None: none)
-    measured = updater._apply(..., request)  # {index: {'norm': {...}, 'state_norm': {...}}}
-    report_update(optimizer, indices, weights, grads, measured)
+    measured = updater._apply(..., request)  # a Measures, or {index: {'norm': {...}, ...}}
+    report_update(optimizer, indices, weights, grads, measured, step_log)
 
-The reference path measures each parameter after its update (:meth:`NormRequest.measure`);
-the fused path measures whole flat buffers at once, in its kernel or by segment
-reductions, and hands over the same dictionary. The ``nonfinite`` counts travel the same
-way (``{index: {..., 'nonfinite': count}}``): the numba kernel counts them in the
-update's own pass, where it sums the gradient's squares.
+The reference path measures each parameter after its update (:meth:`NormRequest.measure`,
+a dictionary per index); the fused path measures whole flat buffers at once, in its
+kernel or by segment reductions, and hands over a :class:`Measures`: one row of numbers
+per parameter. The ``nonfinite`` counts travel the same way: the numba kernel counts them
+in the update's own pass.
+
+The lr and wd reported are the ones the step used: what ``Optimizer.begin_step`` worked
+out, which it logs while an Updater reports (``step_log``).
+
+What reaches the bus is columns (:class:`~gluonedu.instrument.events.Columns`): the
+arrays above, labelled by :class:`UpdatedParams`, whose names and contexts are worked out
+only when read. A Recorder keeps these references during the step and makes its rows
+when its table is read, so an update's report costs a few calls, not a few per parameter.
 
 Cost: every norm is a float64 sum of squares on the array's own device (no host copy of
 the array); an update norm also needs a device copy of the weight taken before the
-update (the fused kernel needs none). Which norms are wanted is asked of the bus once
-per call, not once per array.
+update (the fused kernel needs none). Which norms are wanted is asked of the bus when
+its subscribers change, not on every call.
 """
 import math
 import weakref
 
 import numpy as np
 
-from ..instrument.events import BUS, OneValueEach
+from ..instrument.events import BUS, Columns
 
-__all__ = ['NormRequest', 'report_update', 'reads_gradients', 'report_schedule', 'array_norm',
-           'nonfinite_count', 'PARAM_NORMS']
+__all__ = ['NormRequest', 'Measures', 'UpdatedParams', 'report_update', 'reads_gradients',
+           'report_schedule', 'array_norm', 'nonfinite_count', 'PARAM_NORMS']
 
 #: The norm names of the ``norm`` event, in the order they are emitted.
 PARAM_NORMS = ('weight', 'grad', 'update')
@@ -74,11 +82,7 @@ def _update_norm(weight, before):
     return math.sqrt(float(diff.dot(diff)))
 
 
-def _name(optimizer, index):
-    param = optimizer.param_dict.get(index)
-    if param is not None:
-        return param.name
-    return optimizer.idx2name.get(index, index)
+_REQUEST = [None, None]   # [the bus version it was worked out for, the NormRequest or None]
 
 
 class NormRequest:
@@ -97,11 +101,16 @@ class NormRequest:
 
     @classmethod
     def from_bus(cls):
-        """The current request, or None when nobody wants any norm or count."""
-        param = tuple(n for n in PARAM_NORMS if BUS.wants_norm(n)) if BUS.wants('norm') else ()
-        states = BUS.wants('state_norm')
-        nonfinite = BUS.wants('nonfinite')
-        return cls(param, states, nonfinite) if param or states or nonfinite else None
+        """The current request, or None when nobody wants any norm or count (worked out
+        again only after the bus's subscribers changed)."""
+        if _REQUEST[0] != BUS.version:
+            param = tuple(n for n in PARAM_NORMS if BUS.wants_norm(n)) \
+                if BUS.wants('norm') else ()
+            states = BUS.wants('state_norm')
+            nonfinite = BUS.wants('nonfinite')
+            _REQUEST[:] = BUS.version, (cls(param, states, nonfinite)
+                                        if param or states or nonfinite else None)
+        return _REQUEST[1]
 
     def wants_state(self, name):
         if name not in self._state_wanted:
@@ -159,44 +168,125 @@ def reads_gradients(optimizer):
                            (BUS.wants('clip') and optimizer.clip_gradient is not None))
 
 
-def report_update(optimizer, indices, weights, grads, measured):
-    """Emit lr/wd, the ``measured`` norms and clipping for each updated parameter.
+class Measures:
+    """What a fused run measured: one row per parameter of ``indices``.
 
-    ``measured``: ``{index: {'norm': {...}, 'state_norm': {...}}}`` (empty when no norm
-    was requested) from :meth:`NormRequest.measure` or the fused path. Each kind goes
-    out as one batch (see ``EventBus.emit_batch``).
+    ``table`` (float64, shape (parameters, norms + states)): the L2 norms named
+    ``norm_names`` (among 'weight', 'grad', 'update'), then those of the states named
+    ``state_names``. ``nonfinite``: each gradient's count of NaN/±Inf entries (a list of
+    ints), or None when nobody asked.
     """
-    params = [str(_name(optimizer, index)) for index in indices]
-    contexts = [str(w.context) for w in weights]
-    emit_batch = BUS.emit_batch
-    emit_batch('lr', 'optimizer', OneValueEach(params, contexts, 'lr',
-                                               optimizer._get_lrs(indices)))
-    emit_batch('wd', 'optimizer', OneValueEach(params, contexts, 'wd',
-                                               optimizer._get_wds(indices)))
-    found = [measured.get(index) or {} for index in indices] if measured else None
-    for kind in ('norm', 'state_norm'):
-        if found and BUS.wants(kind):
-            events = [(p, c, m[kind]) for p, c, m in zip(params, contexts, found)
-                      if m.get(kind)]
-            if events:
-                emit_batch(kind, 'optimizer', events)
-    if BUS.wants('nonfinite'):
-        _report_nonfinite(params, contexts, found or [{}] * len(indices), grads)
-    if BUS.wants('clip') and optimizer.clip_gradient is not None:
-        for param, ctx, grad in zip(params, contexts, grads):
+    __slots__ = ('indices', 'norm_names', 'state_names', 'table', 'nonfinite')
+
+    def __init__(self, indices, norm_names, state_names, table, nonfinite=None):
+        self.indices = list(indices)
+        self.norm_names, self.state_names = tuple(norm_names), tuple(state_names)
+        self.table, self.nonfinite = table, nonfinite
+
+    def as_dict(self):
+        """``{index: {'norm': {...}, 'state_norm': {...}[, 'nonfinite': count]}}``, the
+        reference's form (to merge with parameters measured another way)."""
+        split = len(self.norm_names)
+        rows = self.table.tolist()
+        measured = {index: {'norm': dict(zip(self.norm_names, row[:split])),
+                            'state_norm': dict(zip(self.state_names, row[split:]))}
+                    for index, row in zip(self.indices, rows)}
+        if self.nonfinite is not None:
+            for index, count in zip(self.indices, self.nonfinite):
+                measured[index]['nonfinite'] = count
+        return measured
+
+
+class UpdatedParams:
+    """The ``param`` and ``context`` labels (str) of the parameters of one Updater call
+    (a :class:`~gluonedu.instrument.events.Labels`), worked out when first read: a
+    Recorder reads them when its table is read, not during the step."""
+    __slots__ = ('_param_dict', '_idx2name', '_indices', '_weights', '_params', '_contexts')
+
+    def __init__(self, optimizer, indices, weights):
+        # The name tables as they are now (a later Trainer gives the optimizer new ones).
+        self._param_dict, self._idx2name = optimizer.param_dict, optimizer.idx2name
+        self._indices, self._weights = indices, weights
+        self._params = self._contexts = None
+
+    @property
+    def params(self):
+        """Each parameter's name (its index, for an optimizer that knows no name)."""
+        if self._params is None:
+            params, names = self._param_dict, self._idx2name
+            self._params = [str(params[i].name) if i in params else str(names.get(i, i))
+                            for i in self._indices]
+        return self._params
+
+    @property
+    def contexts(self):
+        """Each weight's device, e.g. 'cpu(0)'."""
+        if self._contexts is None:
+            self._contexts = [str(w.context) for w in self._weights]
+        return self._contexts
+
+
+def _step_lrs_wds(optimizer, indices, step_log):
+    """The lr and wd each of ``indices`` was updated with: those ``begin_step`` logged
+    during the call, if it logged exactly these indices; else read again."""
+    if step_log:
+        if len(step_log) == 1 and step_log[0][0] == indices:
+            return step_log[0][1], step_log[0][2]
+        if [i for logged, _, _ in step_log for i in logged] == indices:
+            return ([lr for _, lrs, _ in step_log for lr in lrs],
+                    [wd for _, _, wds in step_log for wd in wds])
+    return optimizer._get_lrs(indices), optimizer._get_wds(indices)
+
+
+def report_update(optimizer, indices, weights, grads, measured, step_log=None):
+    """Emit lr/wd, the ``measured`` norms and counts, and clipping for each updated
+    parameter: one batch per kind (see ``EventBus.emit_batch``), as columns.
+
+    ``measured``: a :class:`Measures` of exactly ``indices``, or ``{index: {'norm':
+    {...}, 'state_norm': {...}[, 'nonfinite': count]}}`` (empty when nothing was
+    requested). ``step_log``: what ``begin_step`` logged during the call.
+    """
+    labels = UpdatedParams(optimizer, indices, weights)
+    wants, emit_batch = BUS.wants, BUS.emit_batch
+    if wants('lr') or wants('wd'):
+        lrs, wds = _step_lrs_wds(optimizer, indices, step_log)
+        emit_batch('lr', 'optimizer', Columns(labels, ('lr',), (lrs,)))
+        emit_batch('wd', 'optimizer', Columns(labels, ('wd',), (wds,)))
+    if isinstance(measured, Measures):
+        counts = measured.nonfinite
+        table, split = measured.table, len(measured.norm_names)
+        if split and wants('norm'):
+            emit_batch('norm', 'optimizer', Columns(labels, measured.norm_names,
+                                                    table[:, :split].T))
+        if measured.state_names and wants('state_norm'):
+            emit_batch('state_norm', 'optimizer', Columns(labels, measured.state_names,
+                                                          table[:, split:].T))
+    else:
+        found = [measured.get(index) or {} for index in indices] if measured else None
+        for kind in ('norm', 'state_norm'):
+            if found and wants(kind):
+                events = [(p, c, m[kind]) for p, c, m in
+                          zip(labels.params, labels.contexts, found) if m.get(kind)]
+                if events:
+                    emit_batch(kind, 'optimizer', events)
+        counts = [m['nonfinite'] for m in found] \
+            if found and all('nonfinite' in m for m in found) else None
+    if wants('nonfinite'):
+        _report_nonfinite(labels, counts, grads)
+    if wants('clip') and optimizer.clip_gradient is not None:
+        for param, ctx, grad in zip(labels.params, labels.contexts, grads):
             rescaled = grad.asnumpy() * optimizer.rescale_grad
             clipped = float((np.abs(rescaled) > optimizer.clip_gradient).mean())
             BUS.emit('clip', 'optimizer', param, ctx, clip_gradient=optimizer.clip_gradient,
                      clipped_fraction=clipped)
 
 
-def _report_nonfinite(params, contexts, measured, grads):
+def _report_nonfinite(labels, counts, grads):
     """Emit ``nonfinite`` (value ``count``) for each gradient with NaN/±Inf entries: the
-    count measured with the update, else counted here."""
-    events = []
-    for param, ctx, found, grad in zip(params, contexts, measured, grads):
-        count = found['nonfinite'] if 'nonfinite' in found else nonfinite_count(grad)
-        if count:
-            events.append((param, ctx, {'count': float(count)}))
-    if events:
-        BUS.emit_batch('nonfinite', 'optimizer', events)
+    ``counts`` measured with the update, else (None) counted here."""
+    if counts is None:
+        counts = [nonfinite_count(grad) for grad in grads]
+    if any(counts):
+        BUS.emit_batch('nonfinite', 'optimizer', [
+            (param, ctx, {'count': float(count)})
+            for param, ctx, count in zip(labels.params, labels.contexts, counts) if count])

@@ -37,7 +37,7 @@ from ..ndarray import NDArray, from_numpy
 from ..ndarray.archive import ArchiveReader, write_archive
 from ..ndarray.sparse import RowSparseNDArray, row_sparse_array
 from .optimizer import Optimizer, STATE_TYPES
-from .rebuild import rebuild
+from .rebuild import NOT_SAVED, rebuild
 
 __all__ = ['dumps_states', 'loads_states', 'read_document', 'encode', 'decode']
 
@@ -122,7 +122,7 @@ class _Encoder:
         if isinstance(value, Optimizer):
             # _index_update_count aliases the current device's table; save which one.
             attrs = {k: self(v) for k, v in vars(value).items()
-                     if k not in ('param_dict', '_index_update_count')}
+                     if k not in NOT_SAVED}
             current = [dev for dev, counts in value._all_index_update_counts.items()
                        if counts is value._index_update_count]
             return {'optimizer': type(value).__name__.lower(), 'attrs': attrs,

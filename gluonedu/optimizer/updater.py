@@ -54,16 +54,22 @@ class Updater:
                                      % (idx, problem))
                 self.states[idx] = self.sync_state_context(state, w.context)
                 self.states_synced[idx] = True
-        if BUS.active:
-            measured = self._apply(indices, weights, grads, NormRequest.from_bus())
-            report_update(self.optimizer, indices, weights, grads, measured)
-        else:
+        if not BUS.active:
             self._apply(indices, weights, grads)
+            return
+        optimizer = self.optimizer
+        optimizer._step_log = step_log = []   # the lr and wd the step uses, as begin_step reads them
+        try:
+            measured = self._apply(indices, weights, grads, NormRequest.from_bus())
+        finally:
+            optimizer._step_log = None
+        report_update(optimizer, indices, weights, grads, measured, step_log)
 
     def _apply(self, indices, weights, grads, norms=None):
         """Update the weights; measure the ``norms`` requested (a NormRequest or None).
 
-        Returns ``{index: {'norm': {...}, 'state_norm': {...}}}`` (empty without a request).
+        Returns ``{index: {'norm': {...}, 'state_norm': {...}}}`` (empty without a
+        request; the fast path may return a ``reporting.Measures`` instead).
         """
         before = norms.before(weights) if norms else None
         self._update(indices, weights, grads)

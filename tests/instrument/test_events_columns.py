@@ -1,9 +1,10 @@
 """What the bus keeps for speed: its subscribers' wants as sets (kept current when a
-subscription changes its norms), and batches handed over as columns (OneValueEach)."""
+subscription changes its norms), and batches handed over as columns (Columns)."""
+import numpy as np
 import pytest
 
 from gluonedu.instrument import Event, EventBus
-from gluonedu.instrument.events import OneValueEach
+from gluonedu.instrument.events import Columns, Labels
 
 
 @pytest.fixture
@@ -37,12 +38,34 @@ def test_kinds_wanted_are_the_union_of_the_subscribers(bus):
     assert not bus.wants('lr')
 
 
-def test_one_value_each_is_the_sequence_of_its_entries():
-    entries = OneValueEach(['w', 'b'], ['cpu(0)', 'cpu(1)'], 'lr', [0.1, 0.2])
+def test_columns_are_the_sequence_of_their_entries():
+    entries = Columns(Labels(['w', 'b'], ['cpu(0)', 'cpu(1)']), ['lr'], [[0.1, 0.2]])
     expected = [('w', 'cpu(0)', {'lr': 0.1}), ('b', 'cpu(1)', {'lr': 0.2})]
     assert len(entries) == 2 and list(entries) == expected
     assert entries[1] == expected[1] and entries[-1] == expected[1]
     assert entries[:1] == expected[:1]
+    with pytest.raises(IndexError):
+        entries[2]
+
+
+def test_columns_with_several_names_give_one_dictionary_per_entry():
+    table = np.array([[1.0, 2.0], [3.0, 4.0]])
+    entries = Columns(Labels(['w', 'b'], [None, None]), ['weight', 'grad'], table.T)
+    assert list(entries) == [('w', None, {'weight': 1.0, 'grad': 2.0}),
+                             ('b', None, {'weight': 3.0, 'grad': 4.0})]
+    assert entries[1] == ('b', None, {'weight': 3.0, 'grad': 4.0})
+    with pytest.raises(ValueError, match='2 names for 1 columns'):
+        Columns(Labels(['w'], [None]), ['weight', 'grad'], [[1.0]])
+
+
+def test_a_single_event_reaches_a_batch_subscriber_as_a_batch_of_one(bus):
+    batches = []
+    bus.subscribe(None, on_batch=lambda *batch: batches.append(batch))
+    bus.emit('step_begin', 'trainer', batch_size=4.0, rescale=0.25)
+    bus.emit('lr', 'optimizer', param=3, context='cpu(0)', step=7, lr=0.1)
+    assert [(k, s, src, list(e)) for k, s, src, e in batches] == [
+        ('step_begin', 0, 'trainer', [(None, None, {'batch_size': 4.0, 'rescale': 0.25})]),
+        ('lr', 7, 'optimizer', [('3', 'cpu(0)', {'lr': 0.1})])]
 
 
 def test_columns_reach_every_kind_of_subscriber_as_the_same_events(bus):
@@ -50,8 +73,8 @@ def test_columns_reach_every_kind_of_subscriber_as_the_same_events(bus):
     bus.subscribe(one_by_one.append)
     bus.subscribe(None, on_batch=lambda *batch: batches.append(batch))
     bus.step = 3
-    bus.emit_batch('wd', 'optimizer', OneValueEach(['w', 'b'], ['cpu(0)'] * 2, 'wd',
-                                                   [0.0, 1e-4]))
+    bus.emit_batch('wd', 'optimizer', Columns(Labels(['w', 'b'], ['cpu(0)'] * 2), ['wd'],
+                                              [[0.0, 1e-4]]))
     assert one_by_one == [Event('wd', 3, 'optimizer', 'w', 'cpu(0)', {'wd': 0.0}),
                           Event('wd', 3, 'optimizer', 'b', 'cpu(0)', {'wd': 1e-4})]
     (kind, step, source, entries), = batches
@@ -62,6 +85,6 @@ def test_columns_reach_every_kind_of_subscriber_as_the_same_events(bus):
 def test_an_unwanted_kind_reaches_nobody(bus):
     got = []
     bus.subscribe(got.append, kinds=['lr'])
-    bus.emit_batch('wd', 'optimizer', OneValueEach(['w'], ['cpu(0)'], 'wd', [0.0]))
+    bus.emit_batch('wd', 'optimizer', Columns(Labels(['w'], ['cpu(0)']), ['wd'], [[0.0]]))
     bus.emit_batch('norm', 'optimizer', [('w', 'cpu(0)', {'grad': 1.0})])
     assert got == []

@@ -17,11 +17,13 @@ named as the optimizer's state fields. If the request counts non-finite gradient
 the kernel's pass counts them too (a last column: only a chunk whose Σg² is not finite
 is scanned again, so a finite gradient costs nothing more) — or, if no norm is wanted,
 a lighter loop sums each chunk's gradient just before updating it; the other paths
-count them per parameter after the step. Either way the result is the dictionary the
-reference's measurement gives, ``{index: {'norm': {...}, 'state_norm': {...}}}``, so the
-events are the same.
+count them per parameter after the step. Either way the result is a
+:class:`~gluonedu.optimizer.reporting.Measures` (one row of norms per parameter), which
+reports the same events as the reference's per-parameter measurement.
 """
 import numpy as np
+
+from ..reporting import Measures
 
 __all__ = ['FlatNorms']
 
@@ -31,11 +33,12 @@ _COLUMN = {'weight': 0, 'grad': 1, 'update': 2}   # of the kernel's sums; then t
 class FlatNorms:
     """Measures a :class:`~gluonedu.optimizer.reporting.NormRequest` on one FlatRun.
 
-    Use::
+    A run keeps one for as long as the request stands (the bus's subscribers unchanged),
+    with its buffers. Each step::
 
-        norms = FlatNorms(request, run, in_kernel)
+        norms.begin()
         sums = norms.kernel_sums(kernel)   # for the step's kernel call (None: not in it)
-        ... the fused step ...
+        ... the fused step; a count-only pass returns its total: norms.counted = total
         measured = norms.result()
     """
 
@@ -46,10 +49,21 @@ class FlatNorms:
         self.states = [name for name in run.state_buffers
                        if request.states and request.wants_state(name)]
         self.in_kernel = in_kernel
+        #: Whether the request is the non-finite count alone (a lighter kernel loop).
+        self.count_only = not (request.param or self.states)
+        #: The total count a count-only kernel pass returned (None: not counted so).
+        self.counted = None
         self._sums = self._kernel = None
+        self._buffers = {}   # columns -> the per-chunk sums array a kernel fills
         self._before = None
-        if not in_kernel and 'update' in request.param:
-            self._before = run.model_weight.copy()   # float16 ones included
+        self._all_finite = None   # the Measures of a count-only step that found nothing
+
+    def begin(self):
+        """Start a step: forget the last one's kernel; copy the weights an update norm
+        measured by reduction needs."""
+        self._kernel = self.counted = None
+        if not self.in_kernel and 'update' in self.request.param:
+            self._before = self.run.model_weight.copy()   # float16 ones included
 
     def kernel_sums(self, kernel):
         """The array ``kernel``'s pass fills with per-chunk sums, or None."""
@@ -61,16 +75,25 @@ class FlatNorms:
         self._kernel = kernel
         # Σw'², Σg², Σ(w'-w)², Σs'² per written state, the non-finite gradient count;
         # or, when no norm is wanted, the count alone (a lighter loop)
-        columns = 3 + len(kernel.writes) if self.request.param or self.states else 1
-        self._sums = np.empty((len(self.run.chunk_lo), columns))
+        columns = 1 if self.count_only else 3 + len(kernel.writes)
+        self._sums = self._buffers.get(columns)
+        if self._sums is None:
+            self._sums = self._buffers[columns] = np.empty((len(self.run.chunk_lo), columns))
         return self._sums
 
     def result(self):
-        """``{index: {'norm': {...}, 'state_norm': {...}}}`` after the step."""
+        """A :class:`~gluonedu.optimizer.reporting.Measures` of the run, after the step."""
         run, request = self.run, self.request
-        if self._kernel is not None and self._sums.shape[1] == 1:   # the count alone
-            return {index: {'nonfinite': count}
-                    for index, count in zip(run.indices, self._nonfinite_counts())}
+        if self._kernel is not None and self.count_only:
+            if self.counted == 0:   # the usual case: the same (read-only) answer each step
+                if self._all_finite is None:
+                    n = len(run.indices)
+                    self._all_finite = Measures(run.indices, (), (), np.empty((n, 0)),
+                                                [0] * n)
+                return self._all_finite
+            return Measures(run.indices, (), (), np.empty((len(run.indices), 0)),
+                            self._nonfinite_counts())
+        counts = self._nonfinite_counts() if request.nonfinite else None
         names = list(request.param)
         if self._kernel is not None:
             written = [n for n in self._kernel.writes if n != 'weight']
@@ -86,16 +109,7 @@ class FlatNorms:
             state_names = in_sums + rest
         else:
             sums, state_names = self._reductions(names, self.states), self.states
-        split = len(names)
-        rows = np.sqrt(sums).tolist()
-        counts = self._nonfinite_counts() if request.nonfinite else None
-        measured = {index: {'norm': dict(zip(names, row)),   # zip stops at the norms
-                            'state_norm': dict(zip(state_names, row[split:]))}
-                    for index, row in zip(run.indices, rows)}
-        if counts is not None:
-            for index, count in zip(run.indices, counts):
-                measured[index]['nonfinite'] = count
-        return measured
+        return Measures(run.indices, names, state_names, np.sqrt(sums), counts)
 
     def _nonfinite_counts(self):
         """NaN/±Inf entries of each parameter's gradient (a list of ints): the kernel's

@@ -226,14 +226,18 @@ def _module_source(kernel):
             "@numba.njit(parallel=True, cache=True, error_model='numpy')",
             'def loop_count(%s, _out):' % ', '.join(
                 list(arrays) + ['_lo', '_hi', '_seg'] + scalars),
+            '    _total = 0.0',
             '    for _c in numba.prange(_lo.shape[0]):',
             '        _a = _lo[_c]',
             '        _b = _hi[_c]',
             '        _k = _seg[_c]',
-            '        _out[_c, 0] = count_nonfinite(grad[_a:_b])',
+            '        _bad = count_nonfinite(grad[_a:_b])',
+            '        _out[_c, 0] = _bad',
+            '        _total += _bad',
             '        chunk(%s)' % ', '.join(['%s[_a:_b]' % n for n in arrays] +
                                            ['%s[_k]' % n for n in per_parameter] +
                                            list(constants)),
+            '    return _total',
         ]
     if set(arrays) - set(kernel.writes) == {'grad'}:
         # Rows: every array but the gradient is 2-D (all rows of the weight); grad holds
@@ -374,7 +378,8 @@ class NumbaBackend:
 
         ``sums``: None, or a float64 array of shape (chunks, 4 + states) that receives,
         per chunk, Σw'², Σg², Σ(w' - w)², Σs'² for each written state and the count of
-        non-finite gradient entries — or of shape (chunks, 1): the count only.
+        non-finite gradient entries — or of shape (chunks, 1): the count only; then the
+        total count is returned (else None).
         ``reduction``: None, or a FlatReduction whose parts the pass sums as its gradient
         (``grad`` is not read) and whose copies receive the new weight (without sums).
         """
@@ -392,7 +397,7 @@ class NumbaBackend:
         if sums is None:
             module.loop(*arrays, *bounds, *per_parameter, *constants)
         elif sums.shape[1] == 1:
-            module.loop_count(*arrays, *bounds, *per_parameter, *constants, sums)
+            return module.loop_count(*arrays, *bounds, *per_parameter, *constants, sums)
         else:
             before = run.scratch('weight_before', arrays[kernel.arrays.index('weight')].dtype)
             module.loop_sums(*arrays, *bounds, *per_parameter, *constants, before, sums)

@@ -90,6 +90,7 @@ class FlatRun:
         self.memo = {}
         self.backend = None
         self._backend = self._norms = self._reduction = None
+        self._norms_kept = None
 
     # ------------------------------------------------------------------ validity
     def is_current(self, group, states):
@@ -109,9 +110,9 @@ class FlatRun:
         copies hold the new weights afterwards.
         """
         self.backend, self._backend = backend.name, backend
-        self._norms = None if norms is None else FlatNorms(
-            norms, self, in_kernel=(backend.sums_in_kernel and optimizer.fused_one_pass
-                                    and not self.multi_precision))
+        self._norms = None if norms is None else self._flat_norms(
+            norms, in_kernel=(backend.sums_in_kernel and optimizer.fused_one_pass
+                              and not self.multi_precision))
         in_pass = (reduction is not None and backend.reduces_in_kernel and
                    optimizer.fused_one_pass and self._norms is None and
                    not self.multi_precision)
@@ -130,6 +131,14 @@ class FlatRun:
             reduction.copy_weights(self.group.weight)
         return {} if self._norms is None else self._norms.result()
 
+    def _flat_norms(self, request, in_kernel):
+        """The FlatNorms measuring ``request`` this step (kept while the request stands)."""
+        norms = self._norms_kept
+        if norms is None or norms.request is not request or norms.in_kernel != in_kernel:
+            norms = self._norms_kept = FlatNorms(request, self, in_kernel)
+        norms.begin()
+        return norms
+
     def __call__(self, kernel, arrays=None, where=None, **scalars):
         """Apply ``kernel`` to every parameter of the run (``where``: None, or all True;
         all False does nothing)."""
@@ -147,7 +156,9 @@ class FlatRun:
         sums = self._norms.kernel_sums(kernel) if self._norms is not None else None
         reduction = self._reduction
         if reduction is None:
-            self._backend.run(kernel, self, bound, per_parameter, constants, sums)
+            counted = self._backend.run(kernel, self, bound, per_parameter, constants, sums)
+            if sums is not None:
+                self._norms.counted = counted
             return
         reads_grad = 'grad' in kernel.arrays and 'grad' not in kernel.writes
         if reads_grad and not reduction.consumed and not reduction.summed and \

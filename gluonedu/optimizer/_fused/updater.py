@@ -40,7 +40,7 @@ import numpy as np
 
 from ..fastpath import has_fast_path
 from ..flat import FlatGroup
-from ..reporting import reads_gradients
+from ..reporting import Measures, reads_gradients
 from ..updater import Updater
 from .run import FlatRun, LazyRun
 
@@ -204,7 +204,7 @@ class FusedUpdater(Updater):
 
     def _apply(self, indices, weights, grads, norms=None):
         self.last_paths = []
-        measured = {}
+        parts = []   # what each run measured
         opt = self.optimizer
         if norms is not None or reads_gradients(opt):
             self._reduction_for(None)   # the norms or the reports read the gradient buffer
@@ -218,20 +218,20 @@ class FusedUpdater(Updater):
             if why is not None:
                 self._reduction_for(None)
                 self.last_paths.append((tuple(run_indices), 'reference: ' + why))
-                measured.update(Updater._apply(self, run_indices, run_weights, run_grads,
-                                               norms))
+                parts.append(Updater._apply(self, run_indices, run_weights, run_grads,
+                                            norms))
                 continue
             backend = self._backend_for(run_weights[0].context)
             if flat is None and any(g.stype == 'row_sparse' for g in run_grads):
                 self._reduction_for(None)
-                measured.update(self._lazy_step(run_indices, run_weights, run_grads,
-                                                backend, norms))
+                parts.append(self._lazy_step(run_indices, run_weights, run_grads,
+                                             backend, norms))
                 self.last_paths.append((tuple(run_indices), 'fused-lazy:' + backend.name))
                 continue
             flat = flat or self._new_flat_run(run_indices, run_weights, run_grads)
-            measured.update(flat.step(opt, backend, norms, self._reduction_for(flat)))
+            parts.append(flat.step(opt, backend, norms, self._reduction_for(flat)))
             self.last_paths.append((tuple(run_indices), 'fused:' + backend.name))
-        return measured
+        return _merged(parts, indices)
 
     def _runs(self, indices, weights, grads):
         """The units the reference processes: dtype groups (aggregated) or stretches."""
@@ -301,3 +301,14 @@ class FusedUpdater(Updater):
             return {}
         return norms.measure(self.optimizer, indices, weights, grads,
                              [self.states[i] for i in indices], before)
+
+
+def _merged(parts, indices):
+    """What the runs measured, as one: a run's Measures as it is if that run was all of
+    ``indices``; else the reference's dictionary of all of them."""
+    if len(parts) == 1 and isinstance(parts[0], Measures) and parts[0].indices == indices:
+        return parts[0]
+    measured = {}
+    for part in parts:
+        measured.update(part.as_dict() if isinstance(part, Measures) else part)
+    return measured
