@@ -37,13 +37,18 @@ kind             source       values
 apply. ``step`` is the Trainer's step count at the time (0 before the first step).
 
 A source reporting one event per parameter may hand them over together
-(:meth:`EventBus.emit_batch`), as a sequence of ``(param, context, values)`` entries: a
-subscriber registered with ``on_batch`` (the Recorder) receives them in one call, and
-receives an event emitted singly as a batch of one; every other subscriber gets one
-Event each. Sources hand per-parameter values over as :class:`Columns` (the arrays
-they computed, labelled by parameter): the Recorder keeps that reference during the
-step and makes its rows when its table is read, so watching a step costs a few
-function calls whatever the number of parameters.
+(:meth:`EventBus.emit_batch`), as a sequence of ``(param, context, values)`` entries;
+sources hand per-parameter values over as :class:`Columns` (the arrays they computed,
+labelled by parameter). A source that reports several kinds at once (an optimizer
+update: lr, wd, norms, non-finite counts) hands over one *report*
+(:meth:`EventBus.emit_report`): an object with ``kinds`` and ``entries(kind)``.
+
+A subscriber either takes Events one by one (``callback``), or keeps what arrives as it
+arrives (``sink``): one call per batch or report, with a record ``(step, kind, source,
+entries)`` -- ``kind`` None and ``entries`` the report for a report. The Recorder's sink
+is its list's ``append``: during the step nothing is made but that one record (a
+reference to the source's arrays); rows are made when its table is read. So watching a
+step costs a few calls, whatever the number of parameters.
 """
 from collections.abc import Mapping, Sequence
 import threading
@@ -124,10 +129,10 @@ class Columns(Sequence):
 class Subscription:
     """A subscriber's handle: ``remove()`` (or leave its ``with`` block) to stop listening."""
 
-    def __init__(self, bus, callback, kinds, norms, on_batch=None):
+    def __init__(self, bus, callback, kinds, norms, sink=None):
         self._bus = bus
         self.callback = callback
-        self.on_batch = on_batch
+        self.sink = sink
         self.kinds = None if kinds is None else frozenset(kinds)
         self._norms = norms
         self.wanted = self._wanted_kinds()
@@ -194,17 +199,20 @@ class EventBus:
         """Whether anybody listens (the one check a hook point makes)."""
         return bool(self._subscriptions)
 
-    def subscribe(self, callback, kinds=None, norms=False, on_batch=None):
+    def subscribe(self, callback, kinds=None, norms=False, sink=None):
         """Call ``callback(event)`` for every event of ``kinds`` (all if None).
 
         norms : bool or list of str
             Whether this subscriber wants the ``norm``/``state_norm`` kinds (costly);
             a list names the quantities wanted ('weight', 'grad', 'update', 'mean', ...).
-        on_batch : callable, optional
-            ``on_batch(kind, step, source, entries)`` receives the events of one
-            :meth:`emit_batch` call at once (``entries``: a sequence of ``(param,
-            context, values)``), and an :meth:`emit` as a batch of one, instead of
-            ``callback`` receiving Events (``callback`` may then be None).
+        sink : callable, optional
+            Instead of ``callback`` (which may then be None): ``sink(record)`` receives
+            one record per :meth:`emit`, :meth:`emit_batch` or :meth:`emit_report`:
+            ``(step, kind, source, entries)``, with ``entries`` a sequence of ``(param,
+            context, values)``; for a report, ``(step, None, source, report)``, the
+            report holding kinds this subscriber may not want (filter them when
+            reading: ``report.kinds``, ``report.entries(kind)``). A list's ``append``
+            makes the cheapest subscriber there is.
 
         Returns a :class:`Subscription` (removable; also a context manager).
         """
@@ -212,7 +220,9 @@ class EventBus:
         if unknown:
             raise ValueError("unknown event kinds %s; the kinds are %s"
                              % (sorted(unknown), ', '.join(KINDS)))
-        sub = Subscription(self, callback, kinds, norms, on_batch)
+        if callback is None and sink is None:
+            raise TypeError("subscribe needs a callback(event) or a sink(record)")
+        sub = Subscription(self, callback, kinds, norms, sink)
         with self._lock:
             self._subscriptions = self._subscriptions + (sub,)
             self._refresh()
@@ -247,9 +257,9 @@ class EventBus:
         """Emit one ``kind`` event per ``(param, context, values)`` of ``entries``.
 
         The same events as :meth:`emit` called for each entry in turn (``param`` and
-        ``context`` must already be str or None); a subscriber with ``on_batch``
-        receives ``entries`` as they are, in one call (a :class:`Columns` stays a
-        reference to the source's arrays); the others get one Event each.
+        ``context`` must already be str or None); a subscriber with a ``sink`` receives
+        ``entries`` as they are, in one record (a :class:`Columns` stays a reference to
+        the source's arrays); the others get one Event each.
         """
         if kind not in self._wanted:
             return
@@ -258,14 +268,33 @@ class EventBus:
         for sub in self._subscriptions:
             if kind not in sub.wanted:
                 continue
-            if sub.on_batch is not None:
-                sub.on_batch(kind, step, source, entries)
+            if sub.sink is not None:
+                sub.sink((step, kind, source, entries))
                 continue
             if events is None:
                 events = [Event(kind, step, source, param, context, values)
                           for param, context, values in entries]
             for event in events:
                 sub.callback(event)
+
+    def emit_report(self, source, report, step=None):
+        """Deliver one source's report of several kinds.
+
+        ``report.kinds``: the kinds it holds (a source reports only kinds some
+        subscriber wants); ``report.entries(kind)``: that kind's ``(param, context,
+        values)`` entries. A subscriber with a ``sink`` receives the record ``(step,
+        None, source, report)``; the others receive each kind they want as Events, as
+        if each had been emitted with :meth:`emit_batch`.
+        """
+        step = self.step if step is None else step
+        for sub in self._subscriptions:
+            if sub.sink is not None:
+                sub.sink((step, None, source, report))
+                continue
+            for kind in report.kinds:
+                if kind in sub.wanted:
+                    for param, context, values in report.entries(kind):
+                        sub.callback(Event(kind, step, source, param, context, values))
 
 
 #: The process-wide bus every source emits on.

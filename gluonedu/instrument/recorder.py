@@ -179,16 +179,16 @@ class Recorder:
         self.trainer = trainer
         self._names, self._keys = self._trainer_names(trainer)
         self._rows = []      # the table so far
-        self._pending = []   # batches received but not yet made rows (see _all_rows)
+        self._pending = []   # records received but not yet made rows (see _all_rows)
 
-        subscribed = self.kinds
-        # Between sampled steps the norm request is withdrawn when a step begins; that
-        # needs the step_begin events even if the rows are not wanted.
-        self._toggles_norms = self.every > 1 and bool(self.norms)
-        if subscribed is not None and self._toggles_norms:
-            subscribed = subscribed | {'step_begin'}
-        self._subscription = BUS.subscribe(None, kinds=subscribed, norms=self.norms,
-                                           on_batch=self._on_batch)
+        # Every step kept: the list's append is the sink, so nothing else runs during
+        # the step; sampled steps: a filter first, so the others' records are not kept.
+        sink = self._pending.append if self.every == 1 else self._keep_sampled
+        self._subscription = BUS.subscribe(None, kinds=self.kinds, norms=self.norms,
+                                           sink=sink)
+        # Between sampled steps the norm request is withdrawn when a step begins.
+        self._norm_toggle = BUS.subscribe(self._toggle_norms, kinds=['step_begin']) \
+            if self.every > 1 and self.norms else None
 
     # ------------------------------------------------------------------ set-up helpers
     @staticmethod
@@ -220,20 +220,23 @@ class Recorder:
         return frozenset(names), {str(i): name for i, name in enumerate(names)}
 
     # ------------------------------------------------------------------ receiving
-    def _on_batch(self, kind, step, source, entries):
-        """Keep events ``(param, context, values)`` of one kind and step.
+    def _keep_sampled(self, record):
+        """The sink when ``every > 1``: keep a record of a sampled step, or of the kinds
+        kept on every step (filtered further when read, see :meth:`_keeps`)."""
+        step, kind = record[0], record[1]
+        if not step % self.every or kind in ALWAYS_KEPT or \
+                (kind is None and not ALWAYS_KEPT.isdisjoint(record[3].kinds)):
+            self._pending.append(record)
 
-        Only what is cheap happens here, on the training path: the kind and ``every``
-        filters and one append of the entries as handed over (columns stay the source's
-        arrays). The rows are made when the table is read.
-        """
-        if kind == 'step_begin' and self._toggles_norms:
-            self._subscription.norms = self.norms if step % self.every == 0 else False
+    def _toggle_norms(self, event):
+        """At each step_begin: ask for norms on sampled steps only."""
+        self._subscription.norms = self.norms if event.step % self.every == 0 else False
+
+    def _keeps(self, kind, step):
+        """Whether this Recorder keeps events of ``kind`` at ``step`` (kinds, every)."""
         if self.kinds is not None and kind not in self.kinds:
-            return
-        if step % self.every and kind not in ALWAYS_KEPT:
-            return
-        self._pending.append((step, kind, source, entries))
+            return False
+        return not step % self.every or kind in ALWAYS_KEPT
 
     def _all_rows(self):
         """The table: the rows made so far, after making those of the pending batches."""
@@ -241,21 +244,31 @@ class Recorder:
         if pending:
             count = len(pending)
             batches = pending[:count]
-            del pending[:count]  # not `pending.clear()`: another thread may append meanwhile
-            names, keys = self._names, self._keys
-            append = self._rows.append
+            del pending[:count]  # in place (the sink appends to this list), and not
+            # `pending.clear()`: another thread may append meanwhile
             for step, kind, source, entries in batches:
-                step = int(step)
-                for param, context, values in entries:
-                    if names is not None and param is not None and param not in names:
-                        if source == 'kvstore' and param in keys:
-                            param = keys[param]
-                        else:
-                            continue  # another trainer's parameter
-                    for name, value in values.items():
-                        append(_new_row((step, kind, source, param, context, name,
-                                         float(value))))
+                if kind is not None:   # a batch (the bus sends only the kinds wanted)
+                    self._make_rows(step, kind, source, entries)
+                    continue
+                report = entries       # a report: each of its kinds this Recorder keeps
+                for kind in report.kinds:
+                    if self._keeps(kind, step):
+                        self._make_rows(step, kind, source, report.entries(kind))
         return self._rows
+
+    def _make_rows(self, step, kind, source, entries):
+        """Append the rows of one batch of events to the table."""
+        names, keys = self._names, self._keys
+        append = self._rows.append
+        step = int(step)
+        for param, context, values in entries:
+            if names is not None and param is not None and param not in names:
+                if source == 'kvstore' and param in keys:
+                    param = keys[param]
+                else:
+                    continue  # another trainer's parameter
+            for name, value in values.items():
+                append(_new_row((step, kind, source, param, context, name, float(value))))
 
     # ------------------------------------------------------------------ user rows
     def log(self, name, value, step=None):
@@ -307,6 +320,9 @@ class Recorder:
         if self._subscription is not None:
             self._subscription.remove()
             self._subscription = None
+        if self._norm_toggle is not None:
+            self._norm_toggle.remove()
+            self._norm_toggle = None
 
     def __enter__(self):
         return self
@@ -317,7 +333,7 @@ class Recorder:
     def clear(self):
         """Forget the rows recorded so far (keeps recording if attached)."""
         self._rows = []
-        self._pending = []
+        del self._pending[:]   # the same list: the bus appends to it
 
     # ------------------------------------------------------------------ the table
     @property
@@ -411,8 +427,7 @@ class Recorder:
         rec = cls.__new__(cls)
         rec.every, rec.norms, rec.kinds, rec.trainer = 1, False, None, None
         rec._names = rec._keys = None
-        rec._toggles_norms = False
-        rec._subscription = None
+        rec._subscription = rec._norm_toggle = None
         rec._rows = rows
         rec._pending = []
         return rec

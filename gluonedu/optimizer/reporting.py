@@ -34,14 +34,17 @@ update (the fused kernel needs none). Which norms are wanted is asked of the bus
 its subscribers change, not on every call.
 """
 import math
+from typing import NamedTuple
 import weakref
 
 import numpy as np
 
 from ..instrument.events import BUS, Columns
 
-__all__ = ['NormRequest', 'Measures', 'UpdatedParams', 'report_update', 'reads_gradients',
-           'report_schedule', 'array_norm', 'nonfinite_count', 'PARAM_NORMS']
+__all__ = ['NormRequest', 'Interest', 'interest', 'Measures', 'UpdatedParams', 'UpdateReport',
+           'report_update',
+           'reads_gradients', 'report_schedule', 'array_norm', 'nonfinite_count',
+           'PARAM_NORMS', 'UPDATE_KINDS']
 
 #: The norm names of the ``norm`` event, in the order they are emitted.
 PARAM_NORMS = ('weight', 'grad', 'update')
@@ -63,15 +66,14 @@ def array_norm(array):
 def nonfinite_count(array):
     """How many entries of an NDArray (the stored rows of a sparse one) are NaN or ±Inf.
 
-    One sum over the array on its own device first: a finite sum proves every entry
-    finite, so the element-wise test runs only for an array that has a non-finite entry
-    (or whose finite entries overflow the sum).
+    One element-wise test on the array's own device (NumPy's ``isfinite`` dispatches to
+    CuPy for a GPU array); it raises no floating-point warnings, unlike a sum would on
+    an array holding both +Inf and -Inf.
     """
     raw = (array.data if array.stype != 'default' else array).handle
-    with np.errstate(over='ignore', invalid='ignore'):  # the overflow is the question
-        if math.isfinite(float(raw.sum())):
-            return 0
-        finite = (raw == raw) & (abs(raw) != math.inf)  # NumPy and CuPy alike
+    finite = np.isfinite(raw)
+    if finite.all():
+        return 0
     return int(raw.size - int(finite.sum()))
 
 
@@ -82,7 +84,37 @@ def _update_norm(weight, before):
     return math.sqrt(float(diff.dot(diff)))
 
 
-_REQUEST = [None, None]   # [the bus version it was worked out for, the NormRequest or None]
+#: The kinds an update reports in one :class:`UpdateReport`.
+UPDATE_KINDS = ('lr', 'wd', 'norm', 'state_norm', 'nonfinite')
+
+class Interest(NamedTuple):
+    """What the bus's subscribers want of an update: the norms and counts to measure
+    (a NormRequest, or None), the :data:`UPDATE_KINDS` to report, whether ``clip``."""
+    request: object
+    kinds: tuple
+    clip: bool
+
+    @property
+    def any(self):
+        """Whether an update has anything to measure or report."""
+        return self.request is not None or bool(self.kinds) or self.clip
+
+
+_INTEREST = [None, None]   # [the bus version it was worked out for, its Interest]
+
+
+def interest():
+    """The :class:`Interest` of the bus as it is now (worked out again only after its
+    subscribers changed)."""
+    if _INTEREST[0] != BUS.version:
+        param = tuple(n for n in PARAM_NORMS if BUS.wants_norm(n)) if BUS.wants('norm') else ()
+        states = BUS.wants('state_norm')
+        nonfinite = BUS.wants('nonfinite')
+        request = NormRequest(param, states, nonfinite) if param or states or nonfinite \
+            else None
+        _INTEREST[:] = BUS.version, Interest(
+            request, tuple(k for k in UPDATE_KINDS if BUS.wants(k)), BUS.wants('clip'))
+    return _INTEREST[1]
 
 
 class NormRequest:
@@ -103,14 +135,7 @@ class NormRequest:
     def from_bus(cls):
         """The current request, or None when nobody wants any norm or count (worked out
         again only after the bus's subscribers changed)."""
-        if _REQUEST[0] != BUS.version:
-            param = tuple(n for n in PARAM_NORMS if BUS.wants_norm(n)) \
-                if BUS.wants('norm') else ()
-            states = BUS.wants('state_norm')
-            nonfinite = BUS.wants('nonfinite')
-            _REQUEST[:] = BUS.version, (cls(param, states, nonfinite)
-                                        if param or states or nonfinite else None)
-        return _REQUEST[1]
+        return interest().request
 
     def wants_state(self, name):
         if name not in self._state_wanted:
@@ -238,42 +263,94 @@ def _step_lrs_wds(optimizer, indices, step_log):
     return optimizer._get_lrs(indices), optimizer._get_wds(indices)
 
 
-def report_update(optimizer, indices, weights, grads, measured, step_log=None):
-    """Emit lr/wd, the ``measured`` norms and counts, and clipping for each updated
-    parameter: one batch per kind (see ``EventBus.emit_batch``), as columns.
+class UpdateReport:
+    """One Updater call's events of the :data:`UPDATE_KINDS` wanted, as one report
+    (``EventBus.emit_report``): the numbers as the step computed them, the entries of
+    each kind made only when read."""
+    __slots__ = ('kinds', '_labels', '_lrs', '_wds', '_measured', '_counts')
+
+    def __init__(self, kinds, labels, lrs, wds, measured, counts):
+        self.kinds = kinds
+        self._labels, self._lrs, self._wds = labels, lrs, wds
+        self._measured, self._counts = measured, counts
+
+    def entries(self, kind):
+        """The ``(param, context, values)`` entries of ``kind`` (one of ``kinds``)."""
+        labels, measured = self._labels, self._measured
+        if kind == 'lr':
+            return Columns(labels, ('lr',), (self._lrs,))
+        if kind == 'wd':
+            return Columns(labels, ('wd',), (self._wds,))
+        if kind == 'nonfinite':
+            return [(param, ctx, {'count': float(count)}) for param, ctx, count
+                    in zip(labels.params, labels.contexts, self._counts) if count]
+        if kind not in ('norm', 'state_norm'):
+            raise ValueError('an update reports no %r events' % (kind,))
+        if isinstance(measured, Measures):
+            split = len(measured.norm_names)
+            if kind == 'norm':
+                return Columns(labels, measured.norm_names, measured.table[:, :split].T)
+            return Columns(labels, measured.state_names, measured.table[:, split:].T)
+        return [(param, ctx, found[kind])
+                for param, ctx, found in zip(labels.params, labels.contexts, measured)
+                if found.get(kind)]
+
+
+_PRESENT_KINDS = {}   # (kinds wanted, what was measured) -> the kinds to report
+
+
+def _present_kinds(wanted, present):
+    """The kinds of ``wanted`` that have something to report: lr and wd always; norm,
+    state_norm and nonfinite as ``present`` (bools, in that order) says."""
+    key = wanted, present
+    kinds = _PRESENT_KINDS.get(key)
+    if kinds is None:
+        has = dict(zip(('norm', 'state_norm', 'nonfinite'), present))
+        kinds = _PRESENT_KINDS[key] = tuple(k for k in wanted if has.get(k, True))
+    return kinds
+
+
+def report_update(optimizer, indices, weights, grads, measured, step_log=None,
+                  wanted=None):
+    """Report lr/wd, the ``measured`` norms and counts (one :class:`UpdateReport`), and
+    clipping for each updated parameter.
 
     ``measured``: a :class:`Measures` of exactly ``indices``, or ``{index: {'norm':
     {...}, 'state_norm': {...}[, 'nonfinite': count]}}`` (empty when nothing was
-    requested). ``step_log``: what ``begin_step`` logged during the call.
+    requested). ``step_log``: what ``begin_step`` logged during the call. ``wanted``:
+    the :func:`interest` the call was measured for (default: the bus's now).
     """
+    wanted = wanted or interest()
+    clip = wanted.clip and optimizer.clip_gradient is not None
+    wanted = wanted.kinds
+    if not (wanted or clip):
+        return
     labels = UpdatedParams(optimizer, indices, weights)
-    wants, emit_batch = BUS.wants, BUS.emit_batch
-    if wants('lr') or wants('wd'):
-        lrs, wds = _step_lrs_wds(optimizer, indices, step_log)
-        emit_batch('lr', 'optimizer', Columns(labels, ('lr',), (lrs,)))
-        emit_batch('wd', 'optimizer', Columns(labels, ('wd',), (wds,)))
+    lrs = wds = None
+    if 'lr' in wanted or 'wd' in wanted:
+        if step_log and len(step_log) == 1 and step_log[0][0] == indices:   # one call
+            _, lrs, wds = step_log[0]
+        else:
+            lrs, wds = _step_lrs_wds(optimizer, indices, step_log)
     if isinstance(measured, Measures):
         counts = measured.nonfinite
-        table, split = measured.table, len(measured.norm_names)
-        if split and wants('norm'):
-            emit_batch('norm', 'optimizer', Columns(labels, measured.norm_names,
-                                                    table[:, :split].T))
-        if measured.state_names and wants('state_norm'):
-            emit_batch('state_norm', 'optimizer', Columns(labels, measured.state_names,
-                                                          table[:, split:].T))
+        present = bool(measured.norm_names), bool(measured.state_names)
+    elif measured:   # the reference's dictionaries: one per index, in order
+        measured = [measured.get(index) or {} for index in indices]
+        counts = [m['nonfinite'] for m in measured] \
+            if all('nonfinite' in m for m in measured) else None
+        present = (any(m.get('norm') for m in measured),
+                   any(m.get('state_norm') for m in measured))
     else:
-        found = [measured.get(index) or {} for index in indices] if measured else None
-        for kind in ('norm', 'state_norm'):
-            if found and wants(kind):
-                events = [(p, c, m[kind]) for p, c, m in
-                          zip(labels.params, labels.contexts, found) if m.get(kind)]
-                if events:
-                    emit_batch(kind, 'optimizer', events)
-        counts = [m['nonfinite'] for m in found] \
-            if found and all('nonfinite' in m for m in found) else None
-    if wants('nonfinite'):
-        _report_nonfinite(labels, counts, grads)
-    if wants('clip') and optimizer.clip_gradient is not None:
+        counts, present = None, (False, False)
+    if 'nonfinite' in wanted:
+        if counts is None:
+            counts = [nonfinite_count(grad) for grad in grads]
+        present += (any(counts),)
+    kinds = _PRESENT_KINDS.get((wanted, present)) or _present_kinds(wanted, present)
+    if kinds:
+        BUS.emit_report('optimizer', UpdateReport(kinds, labels, lrs, wds, measured, counts))
+    if clip:
         for param, ctx, grad in zip(labels.params, labels.contexts, grads):
             rescaled = grad.asnumpy() * optimizer.rescale_grad
             clipped = float((np.abs(rescaled) > optimizer.clip_gradient).mean())
@@ -281,12 +358,3 @@ def report_update(optimizer, indices, weights, grads, measured, step_log=None):
                      clipped_fraction=clipped)
 
 
-def _report_nonfinite(labels, counts, grads):
-    """Emit ``nonfinite`` (value ``count``) for each gradient with NaN/±Inf entries: the
-    ``counts`` measured with the update, else (None) counted here."""
-    if counts is None:
-        counts = [nonfinite_count(grad) for grad in grads]
-    if any(counts):
-        BUS.emit_batch('nonfinite', 'optimizer', [
-            (param, ctx, {'count': float(count)})
-            for param, ctx, count in zip(labels.params, labels.contexts, counts) if count])

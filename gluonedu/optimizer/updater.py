@@ -14,7 +14,7 @@ from ..instrument.events import BUS
 from .. import ndarray as nd
 from ..ndarray import NDArray
 from .optimizer import rebuilt
-from .reporting import NormRequest, report_update
+from .reporting import interest, report_update
 from .serialization import dumps_states, loads_states
 
 __all__ = ['Updater', 'get_updater', 'state_mismatch', 'state_template']
@@ -54,16 +54,17 @@ class Updater:
                                      % (idx, problem))
                 self.states[idx] = self.sync_state_context(state, w.context)
                 self.states_synced[idx] = True
-        if not BUS.active:
+        wanted = interest() if BUS.active else None
+        if wanted is None or not wanted.any:
             self._apply(indices, weights, grads)
             return
         optimizer = self.optimizer
         optimizer._step_log = step_log = []   # the lr and wd the step uses, as begin_step reads them
         try:
-            measured = self._apply(indices, weights, grads, NormRequest.from_bus())
+            measured = self._apply(indices, weights, grads, wanted.request)
         finally:
             optimizer._step_log = None
-        report_update(optimizer, indices, weights, grads, measured, step_log)
+        report_update(optimizer, indices, weights, grads, measured, step_log, wanted)
 
     def _apply(self, indices, weights, grads, norms=None):
         """Update the weights; measure the ``norms`` requested (a NormRequest or None).

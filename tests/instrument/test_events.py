@@ -120,11 +120,11 @@ def test_a_batch_reaches_plain_subscribers_as_single_events(bus):
     assert [e.param for e in one_by_one] == ['w0', 'w1']
 
 
-def test_a_batch_subscriber_gets_one_call_and_filters_still_apply(bus):
-    calls, single = [], []
-    with bus.subscribe(single.append, on_batch=lambda *args: calls.append(args)), \
+def test_a_sink_gets_one_call_per_batch_and_filters_still_apply(bus):
+    records, single = [], []
+    with bus.subscribe(single.append, sink=records.append), \
             bus.subscribe(single.append, kinds=['wd']):
         bus.emit_batch('lr', 'optimizer', [('w0', None, {'lr': 0.1})], step=1)
         bus.emit_batch('norm', 'optimizer', [('w0', None, {'grad': 1.0})], step=1)
-    assert calls == [('lr', 1, 'optimizer', [('w0', None, {'lr': 0.1})])]
-    assert single == []   # the batch subscriber took it; the other wants only 'wd'
+    assert records == [(1, 'lr', 'optimizer', [('w0', None, {'lr': 0.1})])]
+    assert single == []   # the sink took it; the other subscriber wants only 'wd'

@@ -58,26 +58,49 @@ def test_columns_with_several_names_give_one_dictionary_per_entry():
         Columns(Labels(['w'], [None]), ['weight', 'grad'], [[1.0]])
 
 
-def test_a_single_event_reaches_a_batch_subscriber_as_a_batch_of_one(bus):
-    batches = []
-    bus.subscribe(None, on_batch=lambda *batch: batches.append(batch))
+def test_a_single_event_reaches_a_sink_as_a_record_of_one_entry(bus):
+    records = []
+    bus.subscribe(None, sink=records.append)
     bus.emit('step_begin', 'trainer', batch_size=4.0, rescale=0.25)
     bus.emit('lr', 'optimizer', param=3, context='cpu(0)', step=7, lr=0.1)
-    assert [(k, s, src, list(e)) for k, s, src, e in batches] == [
-        ('step_begin', 0, 'trainer', [(None, None, {'batch_size': 4.0, 'rescale': 0.25})]),
-        ('lr', 7, 'optimizer', [('3', 'cpu(0)', {'lr': 0.1})])]
+    assert [(s, k, src, list(e)) for s, k, src, e in records] == [
+        (0, 'step_begin', 'trainer', [(None, None, {'batch_size': 4.0, 'rescale': 0.25})]),
+        (7, 'lr', 'optimizer', [('3', 'cpu(0)', {'lr': 0.1})])]
+
+
+def test_a_subscriber_needs_a_callback_or_a_sink(bus):
+    with pytest.raises(TypeError, match='callback'):
+        bus.subscribe(None)
+
+
+class _Report:
+    """A report of two kinds, as an optimizer update hands one over."""
+    kinds = ('lr', 'wd')
+
+    def entries(self, kind):
+        return Columns(Labels(['w'], ['cpu(0)']), [kind], [[0.5 if kind == 'lr' else 0.0]])
+
+
+def test_a_report_reaches_a_sink_whole_and_a_callback_as_events_of_the_kinds_it_wants(bus):
+    records, events = [], []
+    bus.subscribe(None, sink=records.append, kinds=['lr'])
+    bus.subscribe(events.append, kinds=['wd'])
+    report = _Report()
+    bus.emit_report('optimizer', report, step=4)
+    assert records == [(4, None, 'optimizer', report)]
+    assert events == [Event('wd', 4, 'optimizer', 'w', 'cpu(0)', {'wd': 0.0})]
 
 
 def test_columns_reach_every_kind_of_subscriber_as_the_same_events(bus):
     one_by_one, batches = [], []
     bus.subscribe(one_by_one.append)
-    bus.subscribe(None, on_batch=lambda *batch: batches.append(batch))
+    bus.subscribe(None, sink=batches.append)
     bus.step = 3
     bus.emit_batch('wd', 'optimizer', Columns(Labels(['w', 'b'], ['cpu(0)'] * 2), ['wd'],
                                               [[0.0, 1e-4]]))
     assert one_by_one == [Event('wd', 3, 'optimizer', 'w', 'cpu(0)', {'wd': 0.0}),
                           Event('wd', 3, 'optimizer', 'b', 'cpu(0)', {'wd': 1e-4})]
-    (kind, step, source, entries), = batches
+    (step, kind, source, entries), = batches
     assert (kind, step, source) == ('wd', 3, 'optimizer')
     assert list(entries) == [(e.param, e.context, e.values) for e in one_by_one]
 

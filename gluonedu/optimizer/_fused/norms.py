@@ -56,13 +56,14 @@ class FlatNorms:
         self._sums = self._kernel = None
         self._buffers = {}   # columns -> the per-chunk sums array a kernel fills
         self._before = None
+        self._copies_weights = not in_kernel and 'update' in request.param
         self._all_finite = None   # the Measures of a count-only step that found nothing
 
     def begin(self):
         """Start a step: forget the last one's kernel; copy the weights an update norm
         measured by reduction needs."""
         self._kernel = self.counted = None
-        if not self.in_kernel and 'update' in self.request.param:
+        if self._copies_weights:
             self._before = self.run.model_weight.copy()   # float16 ones included
 
     def kernel_sums(self, kernel):

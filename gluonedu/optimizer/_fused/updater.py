@@ -206,7 +206,7 @@ class FusedUpdater(Updater):
         self.last_paths = []
         parts = []   # what each run measured
         opt = self.optimizer
-        if norms is not None or reads_gradients(opt):
+        if self._reduction is not None and (norms is not None or reads_gradients(opt)):
             self._reduction_for(None)   # the norms or the reports read the gradient buffer
         for run in self._runs(indices, weights, grads):
             run_indices, run_weights, run_grads = (list(x) for x in zip(*run))
