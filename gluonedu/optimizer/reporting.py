@@ -89,15 +89,12 @@ UPDATE_KINDS = ('lr', 'wd', 'norm', 'state_norm', 'nonfinite')
 
 class Interest(NamedTuple):
     """What the bus's subscribers want of an update: the norms and counts to measure
-    (a NormRequest, or None), the :data:`UPDATE_KINDS` to report, whether ``clip``."""
+    (a NormRequest, or None), the :data:`UPDATE_KINDS` to report, whether ``clip``,
+    and whether any of these (else an update need not measure or report anything)."""
     request: object
     kinds: tuple
     clip: bool
-
-    @property
-    def any(self):
-        """Whether an update has anything to measure or report."""
-        return self.request is not None or bool(self.kinds) or self.clip
+    any: bool
 
 
 _INTEREST = [None, None]   # [the bus version it was worked out for, its Interest]
@@ -112,8 +109,10 @@ def interest():
         nonfinite = BUS.wants('nonfinite')
         request = NormRequest(param, states, nonfinite) if param or states or nonfinite \
             else None
-        _INTEREST[:] = BUS.version, Interest(
-            request, tuple(k for k in UPDATE_KINDS if BUS.wants(k)), BUS.wants('clip'))
+        kinds = tuple(k for k in UPDATE_KINDS if BUS.wants(k))
+        clip = BUS.wants('clip')
+        _INTEREST[:] = BUS.version, Interest(request, kinds, clip,
+                                             request is not None or bool(kinds) or clip)
     return _INTEREST[1]
 
 
