@@ -10,9 +10,9 @@ runs unless ``BUS.active``.
 
 An Updater call goes in three steps::
 
-    request = NormRequest.from_bus()         # which norms anyone wants (None: none)
-    measured = updater._apply(..., request)  # a Measures, or {index: {'norm': {...}, ...}}
-    report_update(optimizer, indices, weights, grads, measured, step_log)
+    wanted = interest()                            # what anyone wants (kept per bus version)
+    measured = updater._apply(..., wanted.request)  # a Measures, or {index: {'norm': ...}}
+    report_update(optimizer, indices, weights, grads, measured, step_log, wanted)
 
 The reference path measures each parameter after its update (:meth:`NormRequest.measure`,
 a dictionary per index); the fused path measures whole flat buffers at once, in its
@@ -23,10 +23,11 @@ in the update's own pass.
 The lr and wd reported are the ones the step used: what ``Optimizer.begin_step`` worked
 out, which it logs while an Updater reports (``step_log``).
 
-What reaches the bus is columns (:class:`~gluonedu.instrument.events.Columns`): the
-arrays above, labelled by :class:`UpdatedParams`, whose names and contexts are worked out
-only when read. A Recorder keeps these references during the step and makes its rows
-when its table is read, so an update's report costs a few calls, not a few per parameter.
+What reaches the bus is one :class:`UpdateReport` per call (``EventBus.emit_report``):
+the arrays above as :class:`~gluonedu.instrument.events.Columns`, labelled by
+:class:`UpdatedParams`, whose names and contexts are worked out only when read. A
+Recorder keeps the report as it is during the step and makes its rows when its table is
+read, so an update's report costs a few calls, not a few per parameter.
 
 Cost: every norm is a float64 sum of squares on the array's own device (no host copy of
 the array); an update norm also needs a device copy of the weight taken before the
@@ -128,13 +129,7 @@ class NormRequest:
         self.param = param
         self.states = states
         self.nonfinite = nonfinite
-        self._state_wanted = {}   # state name -> bool, asked of the bus once per call
-
-    @classmethod
-    def from_bus(cls):
-        """The current request, or None when nobody wants any norm or count (worked out
-        again only after the bus's subscribers changed)."""
-        return interest().request
+        self._state_wanted = {}   # state name -> bool, asked of the bus once
 
     def wants_state(self, name):
         if name not in self._state_wanted:
