@@ -555,28 +555,31 @@ class Trainer:
         on_store = bool(self._kvstore and self._update_on_kvstore)
         if not on_store and self._amp_overflow():
             return  # inf/nan gradients: skip this step (the scaler lowers its scale)
-        updates = [[] for _ in self._updaters]  # per context: (index, grad, weight)
+        # per context: the indices, gradients and weights to update
+        updates = [([], [], []) for _ in self._updaters]
         for i, param in enumerate(self._params):
-            if param.grad_req == 'null':
+            if param._grad_req == 'null':
                 continue
+            arrays = param._check_and_get(param._data, list)
             if not ignore_stale_grad:
-                for data in param._check_and_get(param._data, list):
+                for data in arrays:
                     if not data._fresh_grad:
                         self._raise_stale(param, data)
             if on_store:
                 continue  # the store already updated the weights during allreduce
-            for upd, arr, grad in zip(updates, param._data, param._grad):  # (dense: checked)
-                if not ignore_stale_grad or arr._fresh_grad:
-                    upd.append((i, grad, arr))
+            for (indices, grads, weights), arr, grad in zip(updates, arrays, param._grad):
+                if not ignore_stale_grad or arr._fresh_grad:   # (dense: checked)
+                    indices.append(i)
+                    grads.append(grad)
+                    weights.append(arr)
                     arr._fresh_grad = False
                 elif BUS.active:
                     BUS.emit('stale_grad', 'trainer', param=param.name, context=arr.context,
                              skipped=1.0)
         if on_store:
             return
-        for updater, upd in zip(self._updaters, updates):
-            if upd:
-                indices, grads, weights = zip(*upd)
+        for updater, (indices, grads, weights) in zip(self._updaters, updates):
+            if indices:
                 updater(indices, grads, weights)
 
     # ------------------------------------------------------------------ state files

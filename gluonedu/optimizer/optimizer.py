@@ -299,7 +299,8 @@ class Optimizer:
         indices = [indices] if single else list(indices)
         counts, begin = self._index_update_count, self.begin_num_update
         before = self.num_update
-        if len(set(indices)) == len(indices):   # each index once: count them all at once
+        distinct = set(indices)
+        if len(distinct) == len(indices):   # each index once: count them all at once
             t = [counts.get(i, begin) + 1 for i in indices]
             counts.update(zip(indices, t))
         else:                                    # an index listed twice counts twice
@@ -307,36 +308,46 @@ class Optimizer:
             for index in indices:
                 counts[index] = counts.get(index, begin) + 1
                 t.append(counts[index])
-        # The num_update each index's lr read sees: the largest count so far, after its
-        # call of per_call indices (or before the index itself, with lr_before_count).
-        running = list(itertools.accumulate(t, max, initial=before))
-        self.num_update = running[-1]
-        if lr_before_count:
-            seen = running[:-1]
-        elif per_call == 1:
-            seen = running[1:]
-        else:
-            last = len(t)
-            seen = [running[min(k - k % per_call + per_call, last)] for k in range(last)]
-        scheduled = {}
-        for n in seen:   # in order, once per distinct value: schedulers may keep state
-            if n not in scheduled:
-                scheduled[n] = self._scheduled_lr(n)
+        seen = self._counts_seen(before, t, per_call, lr_before_count)
+        # in order, once per distinct value: schedulers may keep state
+        scheduled = {n: self._scheduled_lr(n) for n in dict.fromkeys(seen)}
         params = self.param_dict
-        if params and all(i in params for i in indices):   # the Trainer's case, quickly
+        if params and params.keys() >= distinct:   # the Trainer's case, quickly
             lr_mults = [params[i].lr_mult for i in indices]
             wd_mults = [params[i].wd_mult for i in indices]
         else:
             lr_mults = [self._mult(i, self.lr_mult, 'lr_mult') for i in indices]
             wd_mults = [self._mult(i, self.wd_mult, 'wd_mult') for i in indices]
-        lrs = [scheduled[n] * m for n, m in zip(seen, lr_mults)]
-        wds = [self.wd * m for m in wd_mults]
-        if self._step_log is not None:   # an Updater reports these as the step's lr and wd
-            self._step_log.append((indices, lrs, wds))
         if single:
-            return StepScalars(lrs[0], wds[0], t[0])
-        return StepScalars(np.array(lrs, dtype=np.float64), np.array(wds, dtype=np.float64),
-                           np.array(t, dtype=np.int64))
+            lr, wd = scheduled[seen[0]] * lr_mults[0], self.wd * wd_mults[0]
+            if self._step_log is not None:   # an Updater reports them as the step's
+                self._step_log.append((indices, [lr], [wd]))
+            return StepScalars(lr, wd, t[0])
+        # lr × lr_mult and wd × wd_mult, one float64 product per index (as Python's)
+        lr_seen = scheduled[seen[0]] if len(scheduled) == 1 else [scheduled[n] for n in seen]
+        lrs = np.multiply(lr_seen, lr_mults, dtype=np.float64)
+        wds = np.multiply(self.wd, wd_mults, dtype=np.float64)
+        if self._step_log is not None:
+            self._step_log.append((indices, lrs, wds))
+        return StepScalars(lrs, wds, np.array(t, dtype=np.int64))
+
+    def _counts_seen(self, before, t, per_call, lr_before_count):
+        """The num_update each index's lr read sees, and set ``num_update`` to the last:
+        the largest count so far (``before``, then the counts ``t``), after the index's
+        call of ``per_call`` indices (or before the index itself, with lr_before_count).
+        """
+        if t and t[0] >= before and min(t) == max(t):
+            # The Trainer's usual step: every index at the same count, past num_update.
+            self.num_update = t[0]
+            return [before] + [t[0]] * (len(t) - 1) if lr_before_count else [t[0]] * len(t)
+        running = list(itertools.accumulate(t, max, initial=before))
+        self.num_update = running[-1]
+        if lr_before_count:
+            return running[:-1]
+        if per_call == 1:
+            return running[1:]
+        last = len(t)
+        return [running[min(k - k % per_call + per_call, last)] for k in range(last)]
 
     def _scheduled_lr(self, num_update):
         """The learning rate before multipliers: the scheduler's at ``num_update`` (reported

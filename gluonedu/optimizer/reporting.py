@@ -316,16 +316,13 @@ def report_update(optimizer, indices, weights, grads, measured, step_log=None,
     """
     wanted = wanted or interest()
     clip = wanted.clip and optimizer.clip_gradient is not None
-    wanted = wanted.kinds
-    if not (wanted or clip):
+    kinds_wanted = wanted.kinds
+    if not (kinds_wanted or clip):
         return
     labels = UpdatedParams(optimizer, indices, weights)
     lrs = wds = None
-    if 'lr' in wanted or 'wd' in wanted:
-        if step_log and len(step_log) == 1 and step_log[0][0] == indices:   # one call
-            _, lrs, wds = step_log[0]
-        else:
-            lrs, wds = _step_lrs_wds(optimizer, indices, step_log)
+    if 'lr' in kinds_wanted or 'wd' in kinds_wanted:
+        lrs, wds = _step_lrs_wds(optimizer, indices, step_log)
     if isinstance(measured, Measures):
         counts = measured.nonfinite
         present = bool(measured.norm_names), bool(measured.state_names)
@@ -337,11 +334,11 @@ def report_update(optimizer, indices, weights, grads, measured, step_log=None,
                    any(m.get('state_norm') for m in measured))
     else:
         counts, present = None, (False, False)
-    if 'nonfinite' in wanted:
+    if 'nonfinite' in kinds_wanted:
         if counts is None:
             counts = [nonfinite_count(grad) for grad in grads]
         present += (any(counts),)
-    kinds = _PRESENT_KINDS.get((wanted, present)) or _present_kinds(wanted, present)
+    kinds = _present_kinds(kinds_wanted, present)
     if kinds:
         BUS.emit_report('optimizer', UpdateReport(kinds, labels, lrs, wds, measured, counts))
     if clip:

@@ -208,9 +208,12 @@ class FusedUpdater(Updater):
         opt = self.optimizer
         if self._reduction is not None and (norms is not None or reads_gradients(opt)):
             self._reduction_for(None)   # the norms or the reports read the gradient buffer
-        for run in self._runs(indices, weights, grads):
-            run_indices, run_weights, run_grads = (list(x) for x in zip(*run))
-            flat = self._built_run(run_indices, run_weights, run_grads)
+        built = self._built_run(indices, weights, grads)
+        # A run laid out before for exactly these arrays is the whole call, as it was.
+        runs = [(indices, weights, grads)] if built is not None else \
+            [[list(x) for x in zip(*run)] for run in self._runs(indices, weights, grads)]
+        for run_indices, run_weights, run_grads in runs:
+            flat = built or self._built_run(run_indices, run_weights, run_grads)
             # A run laid out before holds the same arrays: only the optimizer's own
             # conditions (its settings, its bookkeeping) can have changed since.
             why = _refusal_now(opt, run_indices, run_weights, run_grads) if flat else \
