@@ -60,7 +60,7 @@ from ..instrument.events import BUS
 from ..ndarray import NDArray
 from ..files import atomic_write
 from ..ndarray.sparse import RowSparseNDArray
-from ..optimizer.flat import FlatGroup, FlatReduction
+from ..optimizer.flat import FlatGroup, FlatReduction, sum_and_copy
 from ..optimizer.serialization import loads_states
 from .base import KVStoreBase, check_push_storage, optimizer_capability
 from .compression import compressed_nbytes, create_compression
@@ -317,6 +317,10 @@ class KVStore(KVStoreBase):
             self._sum_dense(flat.xp, values, flat.grad.dtype, out=flat.grad)
             self._updater(list(keys), flat.grads, flat.weights)
             targets = [g.weight for g in groups]
+        elif self._host_left_to_right(groups, flat):
+            # Sum, keep (the store's copy) and broadcast in one pass over memory.
+            sum_and_copy(values, [flat.weight] + [g.grad for g in groups], flat)
+            targets = []
         elif values[0] is groups[0].grad:
             # The first device's gradient becomes the sum (it is pulled back there
             # anyway); the store's copy and the other devices receive it.
@@ -333,10 +337,15 @@ class KVStore(KVStoreBase):
 
     def _reduces_in_update(self, groups, flat):
         """Whether the store's updater takes the reduction into its update's pass
-        (``update_reduced``): all devices' memory is the host's, and this store sums
-        left to right — 'device', compressed values, or two devices."""
-        return (hasattr(self._updater, 'update_reduced') and
-                all(g.context.device_type != 'gpu' for g in groups) and
+        (``update_reduced``)."""
+        return hasattr(self._updater, 'update_reduced') and \
+            self._host_left_to_right(groups, flat)
+
+    def _host_left_to_right(self, groups, flat):
+        """Whether all devices' memory is the host's and this store sums left to right
+        ('device', compressed values, or two devices): then one pass over memory may
+        reduce (and update, and broadcast)."""
+        return (all(g.context.device_type != 'gpu' for g in groups) and
                 flat.context.device_type != 'gpu' and
                 (self._sums_on_device or self._compression is not None or len(groups) <= 2))
 

@@ -24,11 +24,35 @@ again from the new arrays.
 """
 import numpy as np
 
-__all__ = ['FlatGroup', 'FlatReduction', 'CHUNK', 'flatten']
+__all__ = ['FlatGroup', 'FlatReduction', 'CHUNK', 'flatten', 'sum_and_copy']
 
 #: Largest chunk of a parallel loop (elements): big enough to stream, small enough to
 #: balance two or more threads over a few large parameters.
 CHUNK = 1 << 16
+
+
+def sum_and_copy(parts, outs, group):
+    """Write ``parts[0] + parts[1] + ...`` — element by element, left to right, in their
+    dtype — into every buffer of ``outs``: a store's all-reduce.
+
+    ``parts`` and ``outs`` are flat buffers of ``group``'s size and dtype; a part may
+    also be an out (it is read before it is written), but ``outs[0]`` must not be a later
+    part. Host float32/float64 buffers take one parallel pass over memory (numba, over
+    the group's chunks); others are summed with their array module, then copied.
+    """
+    from ._fused import numba_backend   # the fast path's backend, if installed
+    if numba_backend.available() and all(
+            type(a) is np.ndarray and a.dtype == parts[0].dtype and a.flags.c_contiguous
+            for a in (*parts, *outs)) and parts[0].dtype in (np.float32, np.float64):
+        numba_backend.sum_and_copy(parts, outs, group.chunk_lo, group.chunk_hi)
+        return
+    total = outs[0]
+    if total is not parts[0]:
+        total[...] = parts[0]
+    for part in parts[1:]:
+        total += part
+    for out in outs[1:]:
+        out[...] = total
 
 
 def flatten(xp, arrays, dtype, offsets):

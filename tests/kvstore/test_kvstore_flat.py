@@ -9,7 +9,7 @@ import pytest
 import gluonedu as mx
 from gluonedu import autograd, gluon, nd
 from gluonedu.instrument.events import BUS
-from gluonedu.optimizer.flat import FlatGroup, FlatReduction
+from gluonedu.optimizer.flat import FlatGroup, FlatReduction, sum_and_copy
 
 SHAPES = [(3, 4), (5,), (2, 2, 3), (1,)]
 
@@ -208,3 +208,40 @@ def test_the_trainer_reduces_flat_from_the_first_step(update_on_kvstore, monkeyp
         autograd.backward(losses)
         trainer.step(4)
     assert calls == [(tuple(ctx), update_on_kvstore is None)] * 2
+
+
+@pytest.mark.parametrize('dtype', [np.float32, np.float64, np.float16])
+@pytest.mark.parametrize('n_parts', [2, 3])
+def test_sum_and_copy_is_the_left_to_right_sum_in_every_buffer(dtype, n_parts):
+    rng = np.random.RandomState(n_parts)
+    group = FlatGroup(range(2), [nd.zeros((700,)), nd.zeros((300,))],
+                      [nd.zeros((700,)), nd.zeros((300,))])
+    parts = [(rng.randn(1000) * 10 ** rng.uniform(-3, 3, 1000)).astype(dtype)
+             for _ in range(n_parts)]
+    want = parts[0].copy()
+    for part in parts[1:]:
+        want += part
+    store = np.empty(1000, dtype=dtype)
+    outs = [store] + parts   # the first part is also written, as a device's gradient is
+    sum_and_copy(list(parts), outs, group)
+    for out in outs:
+        np.testing.assert_array_equal(out, want)
+
+
+@pytest.mark.parametrize('kind,n_dev,one_pass', [('local', 2, True), ('device', 3, True),
+                                                  ('local', 3, False)])
+def test_the_store_reduces_and_broadcasts_in_one_pass_where_it_sums_left_to_right(
+        kind, n_dev, one_pass, monkeypatch):
+    from gluonedu.optimizer._fused import numba_backend
+    if not numba_backend.available():
+        pytest.skip('numba is not installed: the NumPy path sums')
+    calls = []
+    real = numba_backend.sum_and_copy
+    monkeypatch.setattr(numba_backend, 'sum_and_copy',
+                        lambda *args: calls.append(len(args[0])) or real(*args))
+    _, flat = _stores(kind, n_dev)
+    devices = _devices(0, n_dev)
+    groups = [FlatGroup(range(len(SHAPES)), weights, grads) for weights, grads in devices]
+    flat.allreduce_flat(groups)
+    # 'local' sums MXNet's CPU way (groups of four) beyond two devices: not left to right
+    assert calls == ([n_dev] if one_pass else [])

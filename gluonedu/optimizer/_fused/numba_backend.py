@@ -41,7 +41,7 @@ import types
 import numpy as np
 
 __all__ = ['available', 'NumbaBackend', 'cache_dir', 'compiled', 'kernel_module',
-           'reduced_module', 'PARALLEL_MIN']
+           'reduced_module', 'sum_and_copy', 'PARALLEL_MIN']
 
 _INSTALLED = importlib.util.find_spec('numba') is not None  # looked up once, at import
 
@@ -300,6 +300,18 @@ def chunk_sums_of_squares(x, lo, hi, out):
         for i in range(lo[c], hi[c]):
             total += np.float64(x[i] * x[i])
         out[c] = total
+
+
+@numba.njit(parallel=True, cache=True, error_model='numpy')
+def sum_and_copy(parts, outs, lo, hi):
+    """outs[k][i] = (parts[0][i] + parts[1][i]) + ... in their dtype, for every k."""
+    for c in numba.prange(lo.shape[0]):
+        for i in range(lo[c], hi[c]):
+            total = parts[0][i]
+            for k in range(1, len(parts)):
+                total += parts[k][i]
+            for k in range(len(outs)):
+                outs[k][i] = total
 '''
 
 _MODULES = {}
@@ -354,6 +366,15 @@ def _common():
     if module is None:
         module = _MODULES[None] = _load('common', _COMMON)
     return module
+
+
+def sum_and_copy(parts, outs, chunk_lo, chunk_hi):
+    """Write the sum of ``parts`` (left to right) into every buffer of ``outs``, one
+    parallel pass over the chunks ``chunk_lo``/``chunk_hi`` (same-dtype host buffers)."""
+    import numba
+    size = outs[0].size
+    numba.set_num_threads(1 if size < PARALLEL_MIN else numba.config.NUMBA_NUM_THREADS)
+    _common().sum_and_copy(tuple(parts), tuple(outs), chunk_lo, chunk_hi)
 
 
 class NumbaBackend:
