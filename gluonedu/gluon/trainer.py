@@ -96,6 +96,11 @@ def _create_kvstore(kvstore, num_device, arg_params):
     return kv, update_on_kvstore
 
 
+def _step_entry(batch_size, rescale):
+    """The one entry of a step_begin/step_end event batch."""
+    return ((None, None, {'batch_size': float(batch_size), 'rescale': float(rescale)}),)
+
+
 class Trainer:
     """Applies an Optimizer to a set of Parameters; use it with ``autograd``.
 
@@ -428,10 +433,9 @@ class Trainer:
         """
         self._num_steps += 1
         BUS.step = self._num_steps
-        # begin and end report the same values: one entry, made only if anybody listens
-        entry = ((None, None, {'batch_size': float(batch_size), 'rescale': float(rescale)}),) \
-            if BUS.active else None
-        if entry is not None:
+        entry = None   # begin and end report the same values: one entry, if anybody listens
+        if BUS.active:
+            entry = _step_entry(batch_size, rescale)
             BUS.emit_batch('step_begin', 'trainer', entry)
         try:
             yield
@@ -440,9 +444,7 @@ class Trainer:
             BUS.step = self._num_steps
             raise
         if BUS.active:
-            BUS.emit_batch('step_end', 'trainer', entry or
-                           ((None, None, {'batch_size': float(batch_size),
-                                          'rescale': float(rescale)}),))
+            BUS.emit_batch('step_end', 'trainer', entry or _step_entry(batch_size, rescale))
 
     def step(self, batch_size, ignore_stale_grad=False):
         """One parameter update: ``allreduce_grads()`` then ``update()``.

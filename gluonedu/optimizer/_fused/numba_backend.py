@@ -372,9 +372,13 @@ def sum_and_copy(parts, outs, chunk_lo, chunk_hi):
     """Write the sum of ``parts`` (left to right) into every buffer of ``outs``, one
     parallel pass over the chunks ``chunk_lo``/``chunk_hi`` (same-dtype host buffers)."""
     import numba
-    size = outs[0].size
-    numba.set_num_threads(1 if size < PARALLEL_MIN else numba.config.NUMBA_NUM_THREADS)
+    numba.set_num_threads(_threads(numba, outs[0].size))
     _common().sum_and_copy(tuple(parts), tuple(outs), chunk_lo, chunk_hi)
+
+
+def _threads(numba, size):
+    """The thread count for a loop over ``size`` elements (see PARALLEL_MIN)."""
+    return 1 if size < PARALLEL_MIN else numba.config.NUMBA_NUM_THREADS
 
 
 class NumbaBackend:
@@ -389,10 +393,6 @@ class NumbaBackend:
         import numba
         self.numba = numba
 
-    def _threads(self, size):
-        """The thread count for ``size`` elements (see PARALLEL_MIN)."""
-        return 1 if size < PARALLEL_MIN else self.numba.config.NUMBA_NUM_THREADS
-
     def run(self, kernel, run, arrays, per_parameter, constants, sums=None, reduction=None):
         """Apply ``kernel`` in place over the flat buffers of ``run`` (a FlatRun; the
         arrays and scalars in the kernel's order).
@@ -406,7 +406,7 @@ class NumbaBackend:
         """
         per_parameter = [np.ascontiguousarray(p, dtype=np.float32) for p in per_parameter]
         constants = [np.float32(c) for c in constants]
-        self.numba.set_num_threads(self._threads(run.size))
+        self.numba.set_num_threads(_threads(self.numba, run.size))
         bounds = (run.chunk_lo, run.chunk_hi, run.chunk_segment)
         if reduction is not None:
             module = reduced_module(kernel, len(reduction.parts), len(reduction.copies))
@@ -428,14 +428,14 @@ class NumbaBackend:
         in ``grad``); one parameter's scalar ``values``. False if the loop declined
         (row ids not increasing or out of range, shapes that disagree): nothing written."""
         size = arrays[kernel.arrays.index('grad')].size
-        self.numba.set_num_threads(self._threads(size))
+        self.numba.set_num_threads(_threads(self.numba, size))
         return kernel_module(kernel).rows(*arrays, rows, *values)
 
     def segment_sums_of_squares(self, group, buffers):
         """Σx² per segment of each buffer (float32 squares summed in float64)."""
         out = []
         partial = np.empty(len(group.chunk_lo))
-        self.numba.set_num_threads(self._threads(group.size))
+        self.numba.set_num_threads(_threads(self.numba, group.size))
         for buffer in buffers:
             _common().chunk_sums_of_squares(buffer, group.chunk_lo, group.chunk_hi, partial)
             out.append(np.bincount(group.chunk_segment, weights=partial,
