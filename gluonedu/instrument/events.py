@@ -162,6 +162,14 @@ class Subscription:
         return norms is True or (isinstance(norms, (list, tuple, set, frozenset))
                                  and name in norms)
 
+    def norms_key(self):
+        """The norms wanted as a hashable value: True (all), or a frozenset of names."""
+        norms = self._norms
+        if norms is True:
+            return True
+        return frozenset(norms) if isinstance(norms, (list, tuple, set, frozenset)) \
+            else frozenset()
+
     def remove(self):
         """Stop receiving events (idempotent)."""
         self._bus._remove(self)
@@ -183,15 +191,25 @@ class EventBus:
         self._lock = threading.Lock()
         self.step = 0
         self._wanted = frozenset()        # kinds some subscriber wants
+        self._routes = {}                 # kind -> the subscriptions that want it
         self._norms_wanted = {}           # norm name -> whether some subscriber wants it
         #: Changes whenever what the subscribers want may have changed: a source may keep
         #: what it worked out from ``wants`` until then.
         self.version = 0
+        #: What the subscribers want, as a hashable value: buses with equal keys answer
+        #: every ``wants``/``wants_norm`` alike, so a source may keep what it worked out
+        #: per key (a Recorder attached again asks for nothing new).
+        self.wants_key = (self._wanted, frozenset())
 
     def _refresh(self):
         """Recompute what the subscribers want (after any of them changed)."""
-        self._wanted = frozenset().union(*(s.wanted for s in self._subscriptions))
+        subscriptions = self._subscriptions
+        self._wanted = frozenset().union(*(s.wanted for s in subscriptions))
+        # kind -> its subscribers, in subscription order (what every emit looks up)
+        self._routes = {kind: tuple(s for s in subscriptions if kind in s.wanted)
+                        for kind in self._wanted}
         self._norms_wanted = {}
+        self.wants_key = (self._wanted, frozenset(s.norms_key() for s in subscriptions))
         self.version += 1
 
     @property
@@ -261,18 +279,17 @@ class EventBus:
         ``entries`` as they are, in one record (a :class:`Columns` stays a reference to
         the source's arrays); the others get one Event each.
         """
-        if kind not in self._wanted:
+        route = self._routes.get(kind)
+        if route is None:
             return
-        step = self.step if step is None else step
+        record = (self.step if step is None else step, kind, source, entries)
         events = None
-        for sub in self._subscriptions:
-            if kind not in sub.wanted:
-                continue
+        for sub in route:
             if sub.sink is not None:
-                sub.sink((step, kind, source, entries))
+                sub.sink(record)
                 continue
             if events is None:
-                events = [Event(kind, step, source, param, context, values)
+                events = [Event(kind, record[0], source, param, context, values)
                           for param, context, values in entries]
             for event in events:
                 sub.callback(event)
@@ -287,9 +304,10 @@ class EventBus:
         if each had been emitted with :meth:`emit_batch`.
         """
         step = self.step if step is None else step
+        record = (step, None, source, report)
         for sub in self._subscriptions:
             if sub.sink is not None:
-                sub.sink((step, None, source, report))
+                sub.sink(record)
                 continue
             for kind in report.kinds:
                 if kind in sub.wanted:

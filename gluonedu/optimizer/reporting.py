@@ -10,7 +10,7 @@ runs unless ``BUS.active``.
 
 An Updater call goes in three steps::
 
-    wanted = interest()                            # what anyone wants (kept per bus version)
+    wanted = interest()                            # what anyone wants (kept per set of wants)
     measured = updater._apply(..., wanted.request)  # a Measures, or {index: {'norm': ...}}
     report_update(optimizer, indices, weights, grads, measured, step_log, wanted)
 
@@ -99,22 +99,32 @@ class Interest(NamedTuple):
 
 
 _INTEREST = [None, None]   # [the bus version it was worked out for, its Interest]
+_INTERESTS = {}            # BUS.wants_key -> its Interest (few: one per set of wants)
 
 
 def interest():
-    """The :class:`Interest` of the bus as it is now (worked out again only after its
-    subscribers changed)."""
+    """The :class:`Interest` of the bus as it is now (looked up again only after its
+    subscribers changed; the same Interest, NormRequest included, for the same wants,
+    so that what a step keeps per request outlives a Recorder attached again)."""
     if _INTEREST[0] != BUS.version:
-        param = tuple(n for n in PARAM_NORMS if BUS.wants_norm(n)) if BUS.wants('norm') else ()
-        states = BUS.wants('state_norm')
-        nonfinite = BUS.wants('nonfinite')
-        request = NormRequest(param, states, nonfinite) if param or states or nonfinite \
-            else None
-        kinds = tuple(k for k in UPDATE_KINDS if BUS.wants(k))
-        clip = BUS.wants('clip')
-        _INTEREST[:] = BUS.version, Interest(request, kinds, clip,
-                                             request is not None or bool(kinds) or clip)
+        key = BUS.wants_key
+        found = _INTERESTS.get(key)
+        if found is None:
+            if len(_INTERESTS) >= 64:   # wants are few; this bounds odd programs
+                _INTERESTS.clear()
+            found = _INTERESTS[key] = _interest_now()
+        _INTEREST[:] = BUS.version, found
     return _INTEREST[1]
+
+
+def _interest_now():
+    param = tuple(n for n in PARAM_NORMS if BUS.wants_norm(n)) if BUS.wants('norm') else ()
+    states = BUS.wants('state_norm')
+    nonfinite = BUS.wants('nonfinite')
+    request = NormRequest(param, states, nonfinite) if param or states or nonfinite else None
+    kinds = tuple(k for k in UPDATE_KINDS if BUS.wants(k))
+    clip = BUS.wants('clip')
+    return Interest(request, kinds, clip, request is not None or bool(kinds) or clip)
 
 
 class NormRequest:
@@ -219,12 +229,15 @@ class Measures:
 class UpdatedParams:
     """The ``param`` and ``context`` labels (str) of the parameters of one Updater call
     (a :class:`~gluonedu.instrument.events.Labels`), worked out when first read: a
-    Recorder reads them when its table is read, not during the step."""
+    Recorder reads them when its table is read, not during the step.
+
+    ``param_dict``, ``idx2name``: the optimizer's name tables as they were at the step
+    (a later Trainer gives the optimizer new ones).
+    """
     __slots__ = ('_param_dict', '_idx2name', '_indices', '_weights', '_params', '_contexts')
 
-    def __init__(self, optimizer, indices, weights):
-        # The name tables as they are now (a later Trainer gives the optimizer new ones).
-        self._param_dict, self._idx2name = optimizer.param_dict, optimizer.idx2name
+    def __init__(self, param_dict, idx2name, indices, weights):
+        self._param_dict, self._idx2name = param_dict, idx2name
         self._indices, self._weights = indices, weights
         self._params = self._contexts = None
 
@@ -259,14 +272,37 @@ def _step_lrs_wds(optimizer, indices, step_log):
 
 class UpdateReport:
     """One Updater call's events of the :data:`UPDATE_KINDS` wanted, as one report
-    (``EventBus.emit_report``): the numbers as the step computed them, the entries of
-    each kind made only when read."""
-    __slots__ = ('kinds', '_labels', '_lrs', '_wds', '_measured', '_counts')
+    (``EventBus.emit_report``): the numbers as the step computed them. Which kinds hold
+    something, the labels and each kind's entries are worked out only when read.
 
-    def __init__(self, kinds, labels, lrs, wds, measured, counts):
-        self.kinds = kinds
-        self._labels, self._lrs, self._wds = labels, lrs, wds
+    ``wanted``: the kinds some subscriber wants; ``measured``: a :class:`Measures`, the
+    reference's dictionaries (one per index, in order), or None; ``counts``: each
+    gradient's non-finite count, or None if not wanted.
+    """
+    __slots__ = ('_wanted', '_kinds', '_labels', '_lrs', '_wds', '_measured', '_counts')
+
+    def __init__(self, wanted, labels, lrs, wds, measured, counts):
+        self._wanted, self._kinds, self._labels = wanted, None, labels
+        self._lrs, self._wds = lrs, wds
         self._measured, self._counts = measured, counts
+
+    @property
+    def kinds(self):
+        """The kinds wanted that have something to report: lr and wd always; norm,
+        state_norm and nonfinite where something was measured (a count not 0)."""
+        if self._kinds is None:
+            measured, counts = self._measured, self._counts
+            if isinstance(measured, Measures):
+                present = bool(measured.norm_names), bool(measured.state_names)
+            elif measured:
+                present = (any(m.get('norm') for m in measured),
+                           any(m.get('state_norm') for m in measured))
+            else:
+                present = False, False
+            has = dict(zip(('norm', 'state_norm', 'nonfinite'),
+                           present + (counts is not None and any(counts),)))
+            self._kinds = tuple(k for k in self._wanted if has.get(k, True))
+        return self._kinds
 
     def entries(self, kind):
         """The ``(param, context, values)`` entries of ``kind`` (one of ``kinds``)."""
@@ -290,20 +326,6 @@ class UpdateReport:
                 if found.get(kind)]
 
 
-_PRESENT_KINDS = {}   # (kinds wanted, what was measured) -> the kinds to report
-
-
-def _present_kinds(wanted, present):
-    """The kinds of ``wanted`` that have something to report: lr and wd always; norm,
-    state_norm and nonfinite as ``present`` (bools, in that order) says."""
-    key = wanted, present
-    kinds = _PRESENT_KINDS.get(key)
-    if kinds is None:
-        has = dict(zip(('norm', 'state_norm', 'nonfinite'), present))
-        kinds = _PRESENT_KINDS[key] = tuple(k for k in wanted if has.get(k, True))
-    return kinds
-
-
 def report_update(optimizer, indices, weights, grads, measured, step_log=None,
                   wanted=None):
     """Report lr/wd, the ``measured`` norms and counts (one :class:`UpdateReport`), and
@@ -313,33 +335,27 @@ def report_update(optimizer, indices, weights, grads, measured, step_log=None,
     {...}, 'state_norm': {...}[, 'nonfinite': count]}}`` (empty when nothing was
     requested). ``step_log``: what ``begin_step`` logged during the call. ``wanted``:
     the :func:`interest` the call was measured for (default: the bus's now).
+
+    This runs on every watched step: what can wait until the report is read waits.
     """
     wanted = wanted or interest()
     clip = wanted.clip and optimizer.clip_gradient is not None
-    kinds_wanted = wanted.kinds
-    if not (kinds_wanted or clip):
+    kinds = wanted.kinds
+    if not (kinds or clip):
         return
-    labels = UpdatedParams(optimizer, indices, weights)
-    lrs = wds = None
-    if 'lr' in kinds_wanted or 'wd' in kinds_wanted:
-        lrs, wds = _step_lrs_wds(optimizer, indices, step_log)
-    if isinstance(measured, Measures):
-        counts = measured.nonfinite
-        present = bool(measured.norm_names), bool(measured.state_names)
-    elif measured:   # the reference's dictionaries: one per index, in order
-        measured = [measured.get(index) or {} for index in indices]
-        counts = [m['nonfinite'] for m in measured] \
-            if all('nonfinite' in m for m in measured) else None
-        present = (any(m.get('norm') for m in measured),
-                   any(m.get('state_norm') for m in measured))
-    else:
-        counts, present = None, (False, False)
-    if 'nonfinite' in kinds_wanted:
-        if counts is None:
-            counts = [nonfinite_count(grad) for grad in grads]
-        present += (any(counts),)
-    kinds = _present_kinds(kinds_wanted, present)
+    labels = UpdatedParams(optimizer.param_dict, optimizer.idx2name, indices, weights)
     if kinds:
+        lrs, wds = _step_lrs_wds(optimizer, indices, step_log)
+        if isinstance(measured, Measures):
+            counts = measured.nonfinite
+        elif measured:   # the reference's dictionaries: one per index, in order
+            measured = [measured.get(index) or {} for index in indices]
+            counts = [m['nonfinite'] for m in measured] \
+                if all('nonfinite' in m for m in measured) else None
+        else:
+            counts = None
+        if counts is None and 'nonfinite' in kinds:
+            counts = [nonfinite_count(grad) for grad in grads]
         BUS.emit_report('optimizer', UpdateReport(kinds, labels, lrs, wds, measured, counts))
     if clip:
         for param, ctx, grad in zip(labels.params, labels.contexts, grads):

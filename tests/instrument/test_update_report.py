@@ -108,6 +108,35 @@ def test_the_interest_is_worked_out_again_when_the_subscribers_change():
         assert now.request.param == ('grad',) and now.request.nonfinite
 
 
+def test_equal_wants_give_equal_bus_keys():
+    with subscribe(print, kinds=['lr', 'norm'], norms=['grad', 'mean']):
+        key = BUS.wants_key
+    with subscribe(print, kinds=['norm', 'lr'], norms=('mean', 'grad')):
+        assert BUS.wants_key == key
+    with subscribe(print, kinds=['lr', 'norm'], norms=True):
+        assert BUS.wants_key != key
+    with subscribe(print, kinds=['lr', 'norm'], norms=['grad']):
+        assert BUS.wants_key != key
+
+
+def test_a_recorder_attached_again_finds_the_interest_and_the_flat_norms_it_left():
+    """What a step keeps per request (the Interest, a flat run's norm buffers) is found
+    again by the next Recorder that wants the same: attaching one costs no rebuild."""
+    net, trainer = _trainer(True)
+    with Recorder(trainer) as first:
+        _step(net, trainer, 0)
+        wanted = reporting.interest()
+        run, = trainer._updaters[0].flat_runs()
+        kept = run._norms_kept
+    with Recorder(trainer) as second:
+        _step(net, trainer, 1)
+        assert reporting.interest() is wanted
+        assert run._norms_kept is kept
+    assert [r.event for r in first.rows] == [r.event for r in second.rows]
+    with Recorder(trainer, norms=['grad']):
+        assert reporting.interest() is not wanted
+
+
 @pytest.mark.parametrize('fused', [True, False])
 def test_a_sampling_recorder_keeps_nonfinite_rows_of_every_step(fused):
     net, trainer = _trainer(fused, 'sgd')

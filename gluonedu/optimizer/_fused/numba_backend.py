@@ -204,17 +204,18 @@ def _module_source(kernel):
                 list(constants)),
         ]
     if 'grad' in arrays and 'grad' not in kernel.writes:
-        # Only the non-finite gradient entries are wanted: the chunk's gradient is
-        # summed as the update reads it (a finite sum proves every entry finite; the
-        # order of the sum does not matter, so it may be vectorised: 'reassoc').
+        # Only the non-finite gradient entries are wanted: the chunk's entries times
+        # zero are summed as the update reads them (0 for a finite entry, NaN for NaN
+        # or ±Inf, so a zero sum proves every entry finite; the order of the sum does
+        # not matter, so it may be vectorised: 'reassoc'; nothing can overflow).
         lines += [
             '',
             '',
             "@numba.njit(cache=True, error_model='numpy', fastmath={'reassoc'})",
             'def count_nonfinite(grad):',
-            '    _t = 0.0',
+            '    _t = np.float32(0.0)',
             '    for _i in range(grad.shape[0]):',
-            '        _t += np.float64(grad[_i])',
+            '        _t += grad[_i] * np.float32(0.0)',
             '    _bad = 0.0',
             '    if not np.isfinite(_t):',
             '        for _i in range(grad.shape[0]):',
