@@ -139,6 +139,8 @@ class NormRequest:
         self.param = param
         self.states = states
         self.nonfinite = nonfinite
+        #: Whether the non-finite counts are all that is wanted (no norm at all).
+        self.count_only = nonfinite and not param and not states
         self._state_wanted = {}   # state name -> bool, asked of the bus once
 
     def wants_state(self, name):
@@ -261,44 +263,85 @@ class UpdatedParams:
 def _step_lrs_wds(optimizer, indices, step_log):
     """The lr and wd each of ``indices`` was updated with: those ``begin_step`` logged
     during the call, if it logged exactly these indices; else read again."""
-    if step_log:
-        if len(step_log) == 1 and step_log[0][0] == indices:
-            return step_log[0][1], step_log[0][2]
-        if [i for logged, _, _ in step_log for i in logged] == indices:
-            return ([lr for _, lrs, _ in step_log for lr in lrs],
-                    [wd for _, _, wds in step_log for wd in wds])
+    if step_log and [i for logged, _, _ in step_log for i in logged] == list(indices):
+        return ([lr for _, lrs, _ in step_log for lr in lrs],
+                [wd for _, _, wds in step_log for wd in wds])
     return optimizer._get_lrs(indices), optimizer._get_wds(indices)
+
+
+def _in_order(indices, logged, values):
+    """``values`` (one per index of ``logged``) in the order of ``indices``."""
+    if list(logged) == list(indices):
+        return values
+    by_index = dict(zip(logged, values))
+    return [by_index.get(i, math.nan) for i in indices]
 
 
 class UpdateReport:
     """One Updater call's events of the :data:`UPDATE_KINDS` wanted, as one report
-    (``EventBus.emit_report``): the numbers as the step computed them. Which kinds hold
-    something, the labels and each kind's entries are worked out only when read.
+    (``EventBus.emit_report``).
 
-    ``wanted``: the kinds some subscriber wants; ``measured``: a :class:`Measures`, the
-    reference's dictionaries (one per index, in order), or None; ``counts``: each
-    gradient's non-finite count, or None if not wanted.
+    It is made on every watched step, so it only keeps what the step made: the
+    optimizer's name tables, the indices and weights, the lr/wd ``begin_step`` logged
+    (one part; else ``lrs``/``wds`` worked out), and what was measured (a
+    :class:`Measures`, or the reference's ``{index: {...}}``, or None). Which kinds hold
+    something, the labels and the entries are worked out when the report is read.
     """
-    __slots__ = ('_wanted', '_kinds', '_labels', '_lrs', '_wds', '_measured', '_counts')
+    __slots__ = ('_wanted', '_kinds', '_names', '_labels', '_logged', '_lrs', '_wds',
+                 '_measured', '_per_index')
 
-    def __init__(self, wanted, labels, lrs, wds, measured, counts):
-        self._wanted, self._kinds, self._labels = wanted, None, labels
-        self._lrs, self._wds = lrs, wds
-        self._measured, self._counts = measured, counts
+    def __init__(self, wanted, optimizer, indices, weights, step_log, measured):
+        self._wanted, self._kinds, self._labels = wanted, None, None
+        self._names = optimizer.param_dict, optimizer.idx2name, indices, weights
+        if len(step_log) == 1:   # the usual call: one begin_step for all of its indices
+            self._logged, self._lrs = step_log[0], None
+        else:
+            self._logged = None
+            self._lrs, self._wds = _step_lrs_wds(optimizer, indices, step_log)
+        self._measured, self._per_index = measured, None
+
+    @property
+    def labels(self):
+        """The :class:`UpdatedParams` of the entries."""
+        if self._labels is None:
+            self._labels = UpdatedParams(*self._names)
+        return self._labels
+
+    def _lrs_wds(self):
+        if self._lrs is None:
+            logged, lrs, wds = self._logged
+            indices = self._names[2]
+            self._lrs, self._wds = _in_order(indices, logged, lrs), _in_order(indices,
+                                                                              logged, wds)
+        return self._lrs, self._wds
+
+    def _measured_per_index(self):
+        """The reference's measurements, one dictionary per index in order."""
+        if self._per_index is None:
+            measured = self._measured or {}
+            self._per_index = [measured.get(index) or {} for index in self._names[2]]
+        return self._per_index
+
+    def _counts(self):
+        """Each gradient's count of non-finite entries, or None if none were counted."""
+        if isinstance(self._measured, Measures):
+            return self._measured.nonfinite
+        found = self._measured_per_index()
+        return [m['nonfinite'] for m in found] if found and all(
+            'nonfinite' in m for m in found) else None
 
     @property
     def kinds(self):
         """The kinds wanted that have something to report: lr and wd always; norm,
         state_norm and nonfinite where something was measured (a count not 0)."""
         if self._kinds is None:
-            measured, counts = self._measured, self._counts
+            measured, counts = self._measured, self._counts()
             if isinstance(measured, Measures):
                 present = bool(measured.norm_names), bool(measured.state_names)
-            elif measured:
-                present = (any(m.get('norm') for m in measured),
-                           any(m.get('state_norm') for m in measured))
             else:
-                present = False, False
+                found = self._measured_per_index()
+                present = (any(m.get('norm') for m in found),
+                           any(m.get('state_norm') for m in found))
             has = dict(zip(('norm', 'state_norm', 'nonfinite'),
                            present + (counts is not None and any(counts),)))
             self._kinds = tuple(k for k in self._wanted if has.get(k, True))
@@ -306,14 +349,13 @@ class UpdateReport:
 
     def entries(self, kind):
         """The ``(param, context, values)`` entries of ``kind`` (one of ``kinds``)."""
-        labels, measured = self._labels, self._measured
-        if kind == 'lr':
-            return Columns(labels, ('lr',), (self._lrs,))
-        if kind == 'wd':
-            return Columns(labels, ('wd',), (self._wds,))
+        labels, measured = self.labels, self._measured
+        if kind in ('lr', 'wd'):
+            lrs, wds = self._lrs_wds()
+            return Columns(labels, (kind,), (lrs if kind == 'lr' else wds,))
         if kind == 'nonfinite':
             return [(param, ctx, {'count': float(count)}) for param, ctx, count
-                    in zip(labels.params, labels.contexts, self._counts) if count]
+                    in zip(labels.params, labels.contexts, self._counts()) if count]
         if kind not in ('norm', 'state_norm'):
             raise ValueError('an update reports no %r events' % (kind,))
         if isinstance(measured, Measures):
@@ -321,43 +363,28 @@ class UpdateReport:
             if kind == 'norm':
                 return Columns(labels, measured.norm_names, measured.table[:, :split].T)
             return Columns(labels, measured.state_names, measured.table[:, split:].T)
-        return [(param, ctx, found[kind])
-                for param, ctx, found in zip(labels.params, labels.contexts, measured)
+        return [(param, ctx, found[kind]) for param, ctx, found
+                in zip(labels.params, labels.contexts, self._measured_per_index())
                 if found.get(kind)]
 
 
-def report_update(optimizer, indices, weights, grads, measured, step_log=None,
-                  wanted=None):
+def report_update(optimizer, indices, weights, grads, measured, step_log=(), wanted=None):
     """Report lr/wd, the ``measured`` norms and counts (one :class:`UpdateReport`), and
     clipping for each updated parameter.
 
     ``measured``: a :class:`Measures` of exactly ``indices``, or ``{index: {'norm':
     {...}, 'state_norm': {...}[, 'nonfinite': count]}}`` (empty when nothing was
-    requested). ``step_log``: what ``begin_step`` logged during the call. ``wanted``:
-    the :func:`interest` the call was measured for (default: the bus's now).
-
-    This runs on every watched step: what can wait until the report is read waits.
+    requested); the non-finite counts are in it whenever ``nonfinite`` is wanted (the
+    :func:`interest`'s request asks for them). ``step_log``: what ``begin_step``
+    logged during the call. ``wanted``: the :func:`interest` the call was measured for
+    (default: the bus's now).
     """
     wanted = wanted or interest()
-    clip = wanted.clip and optimizer.clip_gradient is not None
-    kinds = wanted.kinds
-    if not (kinds or clip):
-        return
-    labels = UpdatedParams(optimizer.param_dict, optimizer.idx2name, indices, weights)
-    if kinds:
-        lrs, wds = _step_lrs_wds(optimizer, indices, step_log)
-        if isinstance(measured, Measures):
-            counts = measured.nonfinite
-        elif measured:   # the reference's dictionaries: one per index, in order
-            measured = [measured.get(index) or {} for index in indices]
-            counts = [m['nonfinite'] for m in measured] \
-                if all('nonfinite' in m for m in measured) else None
-        else:
-            counts = None
-        if counts is None and 'nonfinite' in kinds:
-            counts = [nonfinite_count(grad) for grad in grads]
-        BUS.emit_report('optimizer', UpdateReport(kinds, labels, lrs, wds, measured, counts))
-    if clip:
+    if wanted.kinds:
+        BUS.emit_report('optimizer', UpdateReport(wanted.kinds, optimizer, indices, weights,
+                                                  step_log, measured))
+    if wanted.clip and optimizer.clip_gradient is not None:
+        labels = UpdatedParams(optimizer.param_dict, optimizer.idx2name, indices, weights)
         for param, ctx, grad in zip(labels.params, labels.contexts, grads):
             rescaled = grad.asnumpy() * optimizer.rescale_grad
             clipped = float((np.abs(rescaled) > optimizer.clip_gradient).mean())

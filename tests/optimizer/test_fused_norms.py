@@ -130,3 +130,25 @@ def test_numba_counts_nonfinite_entries_in_the_update_pass(monkeypatch, kinds):
     assert all(path.startswith('fused:numba') for _, path in updater.last_paths), \
         updater.last_paths
     assert counts == {'0': 2.0, '2': 7.0, '3': 858.0}
+
+
+@needs_numba
+def test_a_counting_step_that_runs_no_kernel_counts_the_gradient_itself(monkeypatch):
+    from gluonedu.optimizer.adam import Adam
+    monkeypatch.setattr(Adam, 'fused_step', lambda self, run: None)
+    counts, separate, updater = _poisoned_counts(FusedUpdater, 'numba')
+    assert all(path.startswith('fused:numba') for _, path in updater.last_paths)
+    assert counts == separate == {'0': 2.0, '2': 7.0, '3': 858.0}
+
+
+@needs_numba
+def test_a_counting_step_runs_one_kernel(monkeypatch):
+    from gluonedu.optimizer.adam import Adam
+    one_step = Adam.fused_step
+
+    def twice(self, run):
+        one_step(self, run)
+        one_step(self, run)
+    monkeypatch.setattr(Adam, 'fused_step', twice)
+    with pytest.raises(RuntimeError, match='runs one kernel.*runs two'):
+        _poisoned_counts(FusedUpdater, 'numba')

@@ -15,9 +15,9 @@ buffers, either
 States are found by name: the run's state buffers, and the kernel's written arrays, are
 named as the optimizer's state fields. If the request counts non-finite gradient entries,
 the kernel's pass counts them too (a last column: only a chunk whose Σg² is not finite
-is scanned again, so a finite gradient costs nothing more) — or, if no norm is wanted,
-a lighter loop sums each chunk's gradient just before updating it; the other paths
-count them per parameter after the step. Either way the result is a
+is scanned again, so a finite gradient costs nothing more); the other paths count them
+per parameter after the step. (A request for the counts alone is no FlatNorms' work: the
+FlatRun's update pass counts them itself.) Either way the result is a
 :class:`~gluonedu.optimizer.reporting.Measures` (one row of norms per parameter), which
 reports the same events as the reference's per-parameter measurement.
 """
@@ -38,7 +38,7 @@ class FlatNorms:
 
         norms.begin()
         sums = norms.kernel_sums(kernel)   # for the step's kernel call (None: not in it)
-        ... the fused step; a count-only pass returns its total: norms.counted = total
+        ... the fused step
         measured = norms.result()
     """
 
@@ -49,20 +49,15 @@ class FlatNorms:
         self.states = [name for name in run.state_buffers
                        if request.states and request.wants_state(name)]
         self.in_kernel = in_kernel
-        #: Whether the request is the non-finite count alone (a lighter kernel loop).
-        self.count_only = not (request.param or self.states)
-        #: The total count a count-only kernel pass returned (None: not counted so).
-        self.counted = None
         self._sums = self._kernel = None
         self._buffers = {}   # columns -> the per-chunk sums array a kernel fills
         self._before = None
         self._copies_weights = not in_kernel and 'update' in request.param
-        self._all_finite = None   # the Measures of a count-only step that found nothing
 
     def begin(self):
         """Start a step: forget the last one's kernel; copy the weights an update norm
         measured by reduction needs."""
-        self._kernel = self.counted = None
+        self._kernel = None
         if self._copies_weights:
             self._before = self.run.model_weight.copy()   # float16 ones included
 
@@ -74,9 +69,8 @@ class FlatNorms:
             raise RuntimeError("a step measured in its kernel's pass runs one kernel; %s "
                                "runs two (set fused_one_pass = False)" % kernel.name)
         self._kernel = kernel
-        # Σw'², Σg², Σ(w'-w)², Σs'² per written state, the non-finite gradient count;
-        # or, when no norm is wanted, the count alone (a lighter loop)
-        columns = 1 if self.count_only else 3 + len(kernel.writes)
+        # Σw'², Σg², Σ(w'-w)², Σs'² per written state, the non-finite gradient count
+        columns = 3 + len(kernel.writes)
         self._sums = self._buffers.get(columns)
         if self._sums is None:
             self._sums = self._buffers[columns] = np.empty((len(self.run.chunk_lo), columns))
@@ -85,15 +79,6 @@ class FlatNorms:
     def result(self):
         """A :class:`~gluonedu.optimizer.reporting.Measures` of the run, after the step."""
         run, request = self.run, self.request
-        if self._kernel is not None and self.count_only:
-            if self.counted == 0:   # the usual case: the same (read-only) answer each step
-                if self._all_finite is None:
-                    n = len(run.indices)
-                    self._all_finite = Measures(run.indices, (), (), np.empty((n, 0)),
-                                                [0] * n)
-                return self._all_finite
-            return Measures(run.indices, (), (), np.empty((len(run.indices), 0)),
-                            self._nonfinite_counts())
         counts = self._nonfinite_counts() if request.nonfinite else None
         names = list(request.param)
         if self._kernel is not None:
@@ -114,8 +99,7 @@ class FlatNorms:
 
     def _nonfinite_counts(self):
         """NaN/±Inf entries of each parameter's gradient (a list of ints): the kernel's
-        last column, or (no kernel pass) one segment sum of the gradient's non-finite
-        flags (a 0/1 flag is its own square)."""
+        last column, or (no kernel pass) the run's own count."""
         run = self.run
         if self._kernel is not None:
             column = self._sums[:, -1]
@@ -123,8 +107,7 @@ class FlatNorms:
                 return [0] * len(run.indices)
             counts = np.add.reduceat(column, run.first_chunk)
         else:
-            flags = ~run.xp.isfinite(run.model_grad)
-            counts = run.segment_sums64(flags.astype(np.float32))
+            counts = run.nonfinite_counts()
         return [int(count) for count in counts.tolist()]
 
     def _reductions(self, names, states):

@@ -20,6 +20,7 @@ import numpy as np
 
 from ... import _backend
 from ..flat import flatten
+from ..reporting import Measures
 from .norms import FlatNorms
 from .numpy_backend import segment_sums_exact
 
@@ -91,6 +92,11 @@ class FlatRun:
         self.backend = None
         self._backend = self._norms = self._reduction = None
         self._norms_kept = None
+        # A counting pass's per-chunk counts, and the answer of a step that found none.
+        self._count_buffer = np.empty((len(self.chunk_lo), 1))
+        n = len(self.indices)
+        self._all_finite = Measures(self.indices, (), (), np.empty((n, 0)), [0] * n)
+        self._counts = self._counted = None
 
     # ------------------------------------------------------------------ validity
     def is_current(self, group, states):
@@ -108,27 +114,36 @@ class FlatRun:
         step's kernel sums the parts and writes the copies in its own pass where it
         can; otherwise the sum is written into the gradient buffer first. Either way the
         copies hold the new weights afterwards.
+
+        Returns ``{}`` if nothing was requested, else a
+        :class:`~gluonedu.optimizer.reporting.Measures`.
         """
         self.backend, self._backend = backend.name, backend
-        self._norms = None if norms is None else self._flat_norms(
-            norms, in_kernel=(backend.sums_in_kernel and optimizer.fused_one_pass
-                              and not self.multi_precision))
+        one_pass = backend.sums_in_kernel and optimizer.fused_one_pass and \
+            not self.multi_precision
+        # Only the non-finite counts wanted, and a pass that can count them: the
+        # update's own pass counts (no FlatNorms; a watched step's usual request).
+        counting = one_pass and norms is not None and norms.count_only
+        self._norms = None if norms is None or counting else \
+            self._flat_norms(norms, in_kernel=one_pass)
         in_pass = (reduction is not None and backend.reduces_in_kernel and
-                   optimizer.fused_one_pass and self._norms is None and
-                   not self.multi_precision)
+                   optimizer.fused_one_pass and norms is None and not self.multi_precision)
         if reduction is not None and not in_pass:
             reduction.sum()
         self._reduction = reduction if in_pass else None
+        self._counts, self._counted = (self._count_buffer if counting else None), None
         if self.multi_precision:
             self.grad32[...] = self.group.grad
         try:
             optimizer.fused_step(self)
         finally:
-            self._reduction = None
+            self._reduction = self._counts = None
         if self.multi_precision:
             self.group.weight[...] = self.arrays['weight']
         if reduction is not None:
             reduction.copy_weights(self.group.weight)
+        if counting:
+            return self._all_finite if self._counted == 0 else self._counted_measures()
         return {} if self._norms is None else self._norms.result()
 
     def _flat_norms(self, request, in_kernel):
@@ -138,6 +153,22 @@ class FlatRun:
             norms = self._norms_kept = FlatNorms(request, self, in_kernel)
         norms.begin()
         return norms
+
+    def _counted_measures(self):
+        """The Measures of a step whose pass counted non-finite gradient entries: each
+        parameter's count (its chunks' counts added up), and no norms."""
+        if self._counted is None:   # no kernel read the gradient: count it here
+            counts = self.nonfinite_counts()
+        else:
+            counts = np.add.reduceat(self._count_buffer[:, 0], self.first_chunk).tolist()
+        n = len(self.indices)
+        return Measures(self.indices, (), (), np.empty((n, 0)), [int(c) for c in counts])
+
+    def nonfinite_counts(self):
+        """Each parameter's count of NaN/±Inf gradient entries (float64 array): one
+        segment sum of the gradient's non-finite flags (a 0/1 flag is its own square)."""
+        flags = ~self.xp.isfinite(self.model_grad)
+        return self.segment_sums64(flags.astype(np.float32))
 
     def __call__(self, kernel, arrays=None, where=None, **scalars):
         """Apply ``kernel`` to every parameter of the run (``where``: None, or all True;
@@ -153,6 +184,14 @@ class FlatRun:
         available = dict(self.arrays, **arrays) if arrays else self.arrays
         bound, per_parameter, constants = kernel.bind(available, scalars)
         per_parameter = [_per_parameter(p, len(self.indices)) for p in per_parameter]
+        if self._counts is not None:   # the pass counts non-finite gradient entries
+            if self._counted is not None:
+                raise RuntimeError("a step counting non-finite gradient entries in its "
+                                   "pass runs one kernel; %s runs two (set "
+                                   "fused_one_pass = False)" % kernel.name)
+            self._counted = self._backend.run(kernel, self, bound, per_parameter,
+                                              constants, self._counts)
+            return
         sums = self._norms.kernel_sums(kernel) if self._norms is not None else None
         reduction = self._reduction
         if reduction is None:
