@@ -204,10 +204,12 @@ def _module_source(kernel):
                 list(constants)),
         ]
     if 'grad' in arrays and 'grad' not in kernel.writes:
-        # Only the non-finite gradient entries are wanted: the chunk's entries times
-        # zero are summed as the update reads them (0 for a finite entry, NaN for NaN
-        # or ±Inf, so a zero sum proves every entry finite; the order of the sum does
-        # not matter, so it may be vectorised: 'reassoc'; nothing can overflow).
+        # Only the non-finite gradient entries are wanted: right after a chunk's update
+        # (which has just read its gradient into cache) its entries times zero are
+        # summed: 0 for a finite entry, NaN for NaN or ±Inf, so a zero sum proves every
+        # entry finite and nothing can overflow; the order of the sum does not matter,
+        # so it may be vectorised ('reassoc'). Counting inside the update's own loop
+        # would keep that loop from being vectorised.
         lines += [
             '',
             '',
@@ -232,12 +234,12 @@ def _module_source(kernel):
             '        _a = _lo[_c]',
             '        _b = _hi[_c]',
             '        _k = _seg[_c]',
-            '        _bad = count_nonfinite(grad[_a:_b])',
-            '        _out[_c, 0] = _bad',
-            '        _total += _bad',
             '        chunk(%s)' % ', '.join(['%s[_a:_b]' % n for n in arrays] +
                                            ['%s[_k]' % n for n in per_parameter] +
                                            list(constants)),
+            '        _bad = count_nonfinite(grad[_a:_b])',
+            '        _out[_c, 0] = _bad',
+            '        _total += _bad',
             '    return _total',
         ]
     if set(arrays) - set(kernel.writes) == {'grad'}:

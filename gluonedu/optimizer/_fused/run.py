@@ -119,11 +119,13 @@ class FlatRun:
         :class:`~gluonedu.optimizer.reporting.Measures`.
         """
         self.backend, self._backend = backend.name, backend
-        one_pass = backend.sums_in_kernel and optimizer.fused_one_pass and \
-            not self.multi_precision
-        # Only the non-finite counts wanted, and a pass that can count them: the
-        # update's own pass counts (no FlatNorms; a watched step's usual request).
-        counting = one_pass and norms is not None and norms.count_only
+        counting = False
+        if norms is not None:
+            one_pass = backend.sums_in_kernel and optimizer.fused_one_pass and \
+                not self.multi_precision
+            # Only the non-finite counts wanted, and a pass that can count them: the
+            # update's own pass counts (no FlatNorms; a watched step's usual request).
+            counting = one_pass and norms.count_only
         self._norms = None if norms is None or counting else \
             self._flat_norms(norms, in_kernel=one_pass)
         in_pass = (reduction is not None and backend.reduces_in_kernel and
