@@ -96,11 +96,6 @@ def _create_kvstore(kvstore, num_device, arg_params):
     return kv, update_on_kvstore
 
 
-def _step_entry(batch_size, rescale):
-    """The one entry of a step_begin/step_end event batch."""
-    return ((None, None, {'batch_size': float(batch_size), 'rescale': float(rescale)}),)
-
-
 class Trainer:
     """Applies an Optimizer to a set of Parameters; use it with ``autograd``.
 
@@ -429,13 +424,16 @@ class Trainer:
         """Count the step and bracket it with step_begin/step_end events.
 
         A step that raises (e.g. on a stale gradient) is not counted: the next one
-        reuses its number.
+        reuses its number. A step has a step_end if it had a step_begin (somebody was
+        listening when it began): a first listener that arrives during a step hears
+        the next step whole.
         """
         self._num_steps += 1
         BUS.step = self._num_steps
-        entry = None   # begin and end report the same values: one entry, if anybody listens
+        entry = None   # begin and end report the same values: one entry
         if BUS.active:
-            entry = _step_entry(batch_size, rescale)
+            entry = ((None, None, {'batch_size': float(batch_size),
+                                   'rescale': float(rescale)}),)
             BUS.emit_batch('step_begin', 'trainer', entry)
         try:
             yield
@@ -443,8 +441,8 @@ class Trainer:
             self._num_steps -= 1
             BUS.step = self._num_steps
             raise
-        if BUS.active:
-            BUS.emit_batch('step_end', 'trainer', entry or _step_entry(batch_size, rescale))
+        if entry is not None:
+            BUS.emit_batch('step_end', 'trainer', entry)
 
     def step(self, batch_size, ignore_stale_grad=False):
         """One parameter update: ``allreduce_grads()`` then ``update()``.

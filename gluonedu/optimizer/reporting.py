@@ -12,7 +12,9 @@ An Updater call goes in three steps::
 
     wanted = interest()                            # what anyone wants (kept per set of wants)
     measured = updater._apply(..., wanted.request)  # a Measures, or {index: {'norm': ...}}
-    report_update(optimizer, indices, weights, grads, measured, step_log, wanted)
+    BUS.emit_report('optimizer', UpdateReport(wanted.kinds, optimizer, indices, weights,
+                                              step_log, measured))   # if wanted.kinds
+    report_clip(optimizer, indices, weights, grads)                  # if wanted.clip
 
 The reference path measures each parameter after its update (:meth:`NormRequest.measure`,
 a dictionary per index); the fused path measures whole flat buffers at once, in its
@@ -43,7 +45,7 @@ import numpy as np
 from ..instrument.events import BUS, Columns
 
 __all__ = ['NormRequest', 'Interest', 'interest', 'Measures', 'UpdatedParams', 'UpdateReport',
-           'report_update',
+           'report_clip',
            'reads_gradients', 'report_schedule', 'array_norm', 'nonfinite_count',
            'PARAM_NORMS', 'UPDATE_KINDS']
 
@@ -193,7 +195,7 @@ def report_schedule(scheduler, num_update, lr):
 
 
 def reads_gradients(optimizer):
-    """Whether :func:`report_update` will read the gradients it is given (a subscriber
+    """Whether reporting the update will read its gradients after it (a subscriber
     wants ``nonfinite`` counts, or ``clip`` fractions of a clipping optimizer)."""
     return BUS.active and (BUS.wants('nonfinite') or
                            (BUS.wants('clip') and optimizer.clip_gradient is not None))
@@ -283,9 +285,12 @@ class UpdateReport:
 
     It is made on every watched step, so it only keeps what the step made: the
     optimizer's name tables, the indices and weights, the lr/wd ``begin_step`` logged
-    (one part; else ``lrs``/``wds`` worked out), and what was measured (a
-    :class:`Measures`, or the reference's ``{index: {...}}``, or None). Which kinds hold
-    something, the labels and the entries are worked out when the report is read.
+    during the call (``step_log``; in several parts, they are put in order now), and
+    what was ``measured``: a :class:`Measures` of exactly ``indices``, or the
+    reference's ``{index: {'norm': {...}, 'state_norm': {...}[, 'nonfinite': count]}}``
+    (empty when nothing was requested); the non-finite counts are in it whenever
+    ``nonfinite`` is wanted, since the :func:`interest`'s request asks for them. Which
+    kinds hold something, the labels and the entries are worked out when it is read.
     """
     __slots__ = ('_wanted', '_kinds', '_names', '_labels', '_logged', '_lrs', '_wds',
                  '_measured', '_per_index')
@@ -368,27 +373,12 @@ class UpdateReport:
                 if found.get(kind)]
 
 
-def report_update(optimizer, indices, weights, grads, measured, step_log=(), wanted=None):
-    """Report lr/wd, the ``measured`` norms and counts (one :class:`UpdateReport`), and
-    clipping for each updated parameter.
-
-    ``measured``: a :class:`Measures` of exactly ``indices``, or ``{index: {'norm':
-    {...}, 'state_norm': {...}[, 'nonfinite': count]}}`` (empty when nothing was
-    requested); the non-finite counts are in it whenever ``nonfinite`` is wanted (the
-    :func:`interest`'s request asks for them). ``step_log``: what ``begin_step``
-    logged during the call. ``wanted``: the :func:`interest` the call was measured for
-    (default: the bus's now).
-    """
-    wanted = wanted or interest()
-    if wanted.kinds:
-        BUS.emit_report('optimizer', UpdateReport(wanted.kinds, optimizer, indices, weights,
-                                                  step_log, measured))
-    if wanted.clip and optimizer.clip_gradient is not None:
-        labels = UpdatedParams(optimizer.param_dict, optimizer.idx2name, indices, weights)
-        for param, ctx, grad in zip(labels.params, labels.contexts, grads):
-            rescaled = grad.asnumpy() * optimizer.rescale_grad
-            clipped = float((np.abs(rescaled) > optimizer.clip_gradient).mean())
-            BUS.emit('clip', 'optimizer', param, ctx, clip_gradient=optimizer.clip_gradient,
-                     clipped_fraction=clipped)
-
-
+def report_clip(optimizer, indices, weights, grads):
+    """Emit ``clip`` for each gradient of the call: the fraction of its entries (after
+    ``rescale_grad``) that ``optimizer.clip_gradient`` changes."""
+    labels = UpdatedParams(optimizer.param_dict, optimizer.idx2name, indices, weights)
+    for param, ctx, grad in zip(labels.params, labels.contexts, grads):
+        rescaled = grad.asnumpy() * optimizer.rescale_grad
+        clipped = float((np.abs(rescaled) > optimizer.clip_gradient).mean())
+        BUS.emit('clip', 'optimizer', param, ctx, clip_gradient=optimizer.clip_gradient,
+                 clipped_fraction=clipped)

@@ -14,7 +14,7 @@ from ..instrument.events import BUS
 from .. import ndarray as nd
 from ..ndarray import NDArray
 from .optimizer import rebuilt
-from .reporting import interest, report_update
+from .reporting import UpdateReport, interest, report_clip
 from .serialization import dumps_states, loads_states
 
 __all__ = ['Updater', 'get_updater', 'state_mismatch', 'state_template']
@@ -64,7 +64,12 @@ class Updater:
             measured = self._apply(indices, weights, grads, wanted.request)
         finally:
             optimizer._step_log = None
-        report_update(optimizer, indices, weights, grads, measured, step_log, wanted)
+        # What was wanted, as the step made it (see optimizer/reporting.py)
+        if wanted.kinds:
+            BUS.emit_report('optimizer', UpdateReport(wanted.kinds, optimizer, indices,
+                                                      weights, step_log, measured))
+        if wanted.clip and optimizer.clip_gradient is not None:
+            report_clip(optimizer, indices, weights, grads)
 
     def _apply(self, indices, weights, grads, norms=None):
         """Update the weights; measure the ``norms`` requested (a NormRequest or None).

@@ -262,6 +262,28 @@ def test_step_events_and_bus_step():
     assert BUS.step == 2
 
 
+
+def test_a_step_nobody_heard_begin_emits_no_step_end():
+    late, subscriptions = [], []
+
+    class Subscribing(mx.lr_scheduler.LRScheduler):
+        """Subscribes a listener when the optimizer first reads the lr (mid-step)."""
+        def __call__(self, num_update):
+            if not subscriptions:
+                subscriptions.append(BUS.subscribe(late.append,
+                                                   kinds=['step_begin', 'step_end']))
+            return self.base_lr
+    net = dense()
+    trainer = Trainer(net.collect_params(), 'sgd',
+                      {'lr_scheduler': Subscribing(base_lr=0.1)})
+    try:
+        for _ in range(2):
+            backward(net, [mx.cpu()])
+            trainer.step(4)
+    finally:
+        subscriptions[0].remove()
+    assert [(e.kind, e.step) for e in late] == [('step_begin', 2), ('step_end', 2)]
+
 # ------------------------------------------------------------------ the store rules
 
 def test_two_contexts_create_a_store_and_update_on_it():

@@ -83,9 +83,9 @@ def test_the_lr_reported_is_the_one_the_step_used(fused):
 def test_an_update_nobody_listens_to_measures_nothing(fused, monkeypatch):
     net, trainer = _trainer(fused)
     measured = []
-    monkeypatch.setattr(reporting, 'report_update',
+    monkeypatch.setattr(mx.optimizer.updater, 'UpdateReport',
                         lambda *args, **kw: measured.append(args))
-    monkeypatch.setattr(mx.optimizer.updater, 'report_update',
+    monkeypatch.setattr(mx.optimizer.updater, 'report_clip',
                         lambda *args, **kw: measured.append(args))
     with Recorder(trainer, kinds=['metric']) as rec:
         assert BUS.active and not reporting.interest().any
