@@ -168,3 +168,14 @@ def test_nonfinite_count_raises_no_warning_on_both_infinities():
         warnings.simplefilter('error')
         assert reporting.nonfinite_count(array) == 3
         assert reporting.nonfinite_count(nd.array([1.0, 2.0])) == 0
+
+
+@pytest.mark.parametrize('dtype', ['float16', 'float32', 'float64'])
+def test_nonfinite_count_is_exact_where_squares_overflow(dtype):
+    """Entries whose squares overflow are finite: they are not counted."""
+    big = {'float16': 6e4, 'float32': 3e38, 'float64': 1e300}[dtype]
+    with warnings.catch_warnings():
+        warnings.simplefilter('error')
+        assert reporting.nonfinite_count(nd.array([big, -big, 1.0], dtype=dtype)) == 0
+        assert reporting.nonfinite_count(nd.array([big, np.nan, -np.inf], dtype=dtype)) == 2
+        assert reporting.nonfinite_count(nd.zeros((3, 0 + 2), dtype=dtype)) == 0
