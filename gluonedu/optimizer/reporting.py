@@ -5,7 +5,7 @@ multipliers); if a subscriber asked for norms, the L2 norms of the weight, the g
 as handed to the optimizer, the update (new weight − old weight), and each state array
 by name; if a subscriber listens for ``clip`` and ``clip_gradient`` is set, the fraction
 of gradient entries the clip changed; if one listens for ``nonfinite``, the number of
-NaN/±Inf entries of each gradient that has any (:func:`nonfinite_count`). Nothing here
+NaN/±Inf entries of each gradient that has any (:func:`nonfinite_counts`). Nothing here
 runs unless ``BUS.active``.
 
 An Updater call goes in three steps::
@@ -47,6 +47,7 @@ from ..instrument.events import BUS, Columns
 __all__ = ['NormRequest', 'Interest', 'interest', 'Measures', 'UpdatedParams', 'UpdateReport',
            'report_clip',
            'reads_gradients', 'report_schedule', 'array_norm', 'nonfinite_count',
+           'nonfinite_counts',
            'PARAM_NORMS', 'UPDATE_KINDS']
 
 #: The norm names of the ``norm`` event, in the order they are emitted.
@@ -66,18 +67,34 @@ def array_norm(array):
     return math.sqrt(_sum_of_squares(array.handle))
 
 
-def nonfinite_count(array):
-    """How many entries of an NDArray (the stored rows of a sparse one) are NaN or ±Inf.
+def nonfinite_counts(arrays):
+    """How many entries of each NDArray (the stored rows of a sparse one) are NaN or ±Inf.
 
-    One element-wise test on the array's own device (NumPy's ``isfinite`` dispatches to
-    CuPy for a GPU array); it raises no floating-point warnings, unlike a sum would on
-    an array holding both +Inf and -Inf.
+    Most gradients hold none, and for float32/float64 one BLAS product says so: Σx² is
+    finite exactly when every entry is (or when an entry is so large that its square
+    overflows; the count below then finds 0). Otherwise one element-wise test on the
+    array's own device (NumPy's ``isfinite`` dispatches to CuPy for a GPU array). No
+    floating-point warning is raised, whatever the arrays hold.
     """
-    raw = (array.data if array.stype != 'default' else array).handle
-    finite = np.isfinite(raw)
-    if finite.all():
-        return 0
-    return int(raw.size - int(finite.sum()))
+    counts = []
+    with np.errstate(over='ignore', invalid='ignore'):
+        for array in arrays:
+            raw = (array.data if array.stype != 'default' else array).handle
+            flat = raw.reshape(-1)
+            if flat.dtype in _BLAS_DTYPES and math.isfinite(float(flat.dot(flat))):
+                counts.append(0)
+                continue
+            finite = np.isfinite(raw)
+            counts.append(0 if finite.all() else int(raw.size - int(finite.sum())))
+    return counts
+
+
+_BLAS_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def nonfinite_count(array):
+    """How many entries of one NDArray are NaN or ±Inf (see :func:`nonfinite_counts`)."""
+    return nonfinite_counts([array])[0]
 
 
 def _update_norm(weight, before):
@@ -163,6 +180,7 @@ class NormRequest:
         ``before``: what :meth:`before` returned ahead of the update.
         """
         measured = {}
+        counts = nonfinite_counts(grads) if self.nonfinite else None
         for i, (index, weight, grad) in enumerate(zip(indices, weights, grads)):
             norms = {}
             for name in self.param:
@@ -178,8 +196,8 @@ class NormRequest:
                     if self.wants_state(name):
                         named[name] = array_norm(array)
             measured[index] = {'norm': norms, 'state_norm': named}
-            if self.nonfinite:
-                measured[index]['nonfinite'] = nonfinite_count(grad)
+            if counts is not None:
+                measured[index]['nonfinite'] = counts[i]
         return measured
 
 
@@ -262,21 +280,16 @@ class UpdatedParams:
         return self._contexts
 
 
-def _step_lrs_wds(optimizer, indices, step_log):
-    """The lr and wd each of ``indices`` was updated with: those ``begin_step`` logged
-    during the call, if it logged exactly these indices; else read again."""
-    if step_log and [i for logged, _, _ in step_log for i in logged] == list(indices):
-        return ([lr for _, lrs, _ in step_log for lr in lrs],
-                [wd for _, _, wds in step_log for wd in wds])
-    return optimizer._get_lrs(indices), optimizer._get_wds(indices)
-
-
-def _in_order(indices, logged, values):
-    """``values`` (one per index of ``logged``) in the order of ``indices``."""
-    if list(logged) == list(indices):
-        return values
-    by_index = dict(zip(logged, values))
-    return [by_index.get(i, math.nan) for i in indices]
+def _logged_in_order(indices, step_log):
+    """The lr and wd ``begin_step`` logged for each of ``indices``, in their order: the
+    log's parts joined (NaN for an index it did not log)."""
+    if len(step_log) == 1 and list(step_log[0][0]) == list(indices):
+        return step_log[0][1], step_log[0][2]
+    lrs, wds = {}, {}
+    for logged, part_lrs, part_wds in step_log:
+        lrs.update(zip(logged, part_lrs))
+        wds.update(zip(logged, part_wds))
+    return [lrs.get(i, math.nan) for i in indices], [wds.get(i, math.nan) for i in indices]
 
 
 class UpdateReport:
@@ -285,24 +298,22 @@ class UpdateReport:
 
     It is made on every watched step, so it only keeps what the step made: the
     optimizer's name tables, the indices and weights, the lr/wd ``begin_step`` logged
-    during the call (``step_log``; in several parts, they are put in order now), and
+    during the call (``step_log``, in one part or several), and
     what was ``measured``: a :class:`Measures` of exactly ``indices``, or the
     reference's ``{index: {'norm': {...}, 'state_norm': {...}[, 'nonfinite': count]}}``
     (empty when nothing was requested); the non-finite counts are in it whenever
     ``nonfinite`` is wanted, since the :func:`interest`'s request asks for them. Which
     kinds hold something, the labels and the entries are worked out when it is read.
     """
-    __slots__ = ('_wanted', '_kinds', '_names', '_labels', '_logged', '_lrs', '_wds',
+    __slots__ = ('_wanted', '_kinds', '_names', '_labels', '_log', '_lrs', '_wds',
                  '_measured', '_per_index')
 
     def __init__(self, wanted, optimizer, indices, weights, step_log, measured):
         self._wanted, self._kinds, self._labels = wanted, None, None
         self._names = optimizer.param_dict, optimizer.idx2name, indices, weights
-        if len(step_log) == 1:   # the usual call: one begin_step for all of its indices
-            self._logged, self._lrs = step_log[0], None
-        else:
-            self._logged = None
-            self._lrs, self._wds = _step_lrs_wds(optimizer, indices, step_log)
+        if not step_log:   # an optimizer that reads lr/wd its own way (_get_lr): read now
+            step_log = [(indices, optimizer._get_lrs(indices), optimizer._get_wds(indices))]
+        self._log, self._lrs = step_log, None
         self._measured, self._per_index = measured, None
 
     @property
@@ -314,10 +325,7 @@ class UpdateReport:
 
     def _lrs_wds(self):
         if self._lrs is None:
-            logged, lrs, wds = self._logged
-            indices = self._names[2]
-            self._lrs, self._wds = _in_order(indices, logged, lrs), _in_order(indices,
-                                                                              logged, wds)
+            self._lrs, self._wds = _logged_in_order(self._names[2], self._log)
         return self._lrs, self._wds
 
     def _measured_per_index(self):

@@ -179,3 +179,28 @@ def test_nonfinite_count_is_exact_where_squares_overflow(dtype):
         assert reporting.nonfinite_count(nd.array([big, -big, 1.0], dtype=dtype)) == 0
         assert reporting.nonfinite_count(nd.array([big, np.nan, -np.inf], dtype=dtype)) == 2
         assert reporting.nonfinite_count(nd.zeros((3, 0 + 2), dtype=dtype)) == 0
+
+
+def test_an_optimizer_that_reads_its_lr_its_own_way_reports_it():
+    """A user's optimizer written as in MXNet (``_update_count``, ``_get_lr``) logs
+    nothing through begin_step: its lr and wd are read when the update is reported."""
+    @mx.optimizer.register
+    class PlainSGD(mx.optimizer.Optimizer):
+        def create_state(self, index, weight):
+            return None
+
+        def update(self, index, weight, grad, state):
+            self._update_count(index)
+            weight[:] -= self._get_lr(index) * (grad * self.rescale_grad +
+                                                self._get_wd(index) * weight)
+    try:
+        net, trainer = _trainer(False, 'plainsgd', learning_rate=0.25, wd=0.5)
+        with Recorder(trainer) as rec:
+            _step(net, trainer)
+        lrs = {r.param: r.value for r in rec.rows if r.event == 'lr'}
+        wds = {r.param: r.value for r in rec.rows if r.event == 'wd'}
+        names = [p.name for p in trainer._params]
+        assert lrs == dict.fromkeys(names, 0.25)
+        assert wds == dict.fromkeys(names, 0.5)   # Gluon's Parameters: wd_mult 1
+    finally:
+        del mx.optimizer.Optimizer.opt_registry['plainsgd']
