@@ -38,6 +38,7 @@ written atomically and validated completely before anything changes.
 """
 import contextlib
 import os
+from types import MappingProxyType
 
 import numpy as np
 
@@ -176,6 +177,7 @@ class Trainer:
         self._distributed = None
         self._params_to_init = []
         self._num_steps = 0
+        self._step_entries = {}   # (batch_size, rescale) -> the step events' one entry
         self._layout = None   # the flat layout (trainer_fused.FlatLayout), once built
         self._reset_kvstore()
 
@@ -432,8 +434,11 @@ class Trainer:
         BUS.step = self._num_steps
         entry = None   # begin and end report the same values: one entry
         if BUS.active:
-            entry = ((None, None, {'batch_size': float(batch_size),
-                                   'rescale': float(rescale)}),)
+            entry = self._step_entries.get((batch_size, rescale))
+            if entry is None:   # read-only values, so that steps alike share the entry
+                values = {'batch_size': float(batch_size), 'rescale': float(rescale)}
+                entry = ((None, None, MappingProxyType(values)),)
+                self._step_entries[batch_size, rescale] = entry
             BUS.emit_batch('step_begin', 'trainer', entry)
         try:
             yield
