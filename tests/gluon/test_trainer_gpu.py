@@ -35,7 +35,8 @@ STEPS = 4
 def _net(ctx, dtype='float32'):
     with mx.name.NameManager():
         net = gluon.nn.HybridSequential()
-        net.add(gluon.nn.Dense(16, activation='relu', in_units=8), gluon.nn.Dense(3, in_units=16))
+        net.add(gluon.nn.Dense(16, activation='relu', in_units=8),
+                gluon.nn.Dense(3, in_units=16))
     net.initialize(mx.init.Xavier(), ctx=ctx)
     rng = np.random.RandomState(0)
     for param in net.collect_params().values():   # identical start on every device
