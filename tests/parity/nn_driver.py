@@ -222,6 +222,15 @@ def _activation_cases():
                       'params': dict(params, act_type=act), 'exact': False, 'seed': 5000 + i,
                       # MXNet 1.9.1's selu gradient is λ(y + α), not λα·eˣ (divergences.md)
                       'divergent_grads': act == 'selu'})
+    for i, (act, dtype) in enumerate([(act, dtype) for act in ('leaky', 'elu', 'selu', 'gelu')
+                                      for dtype in ('float16', 'float64')]):
+        # other dtypes (float64: MXNet computes 'leaky' and 'gelu' in single precision,
+        # docs/divergences.md); 'gelu' float16 comes out bit for bit
+        exact = (act, dtype) == ('gelu', 'float16')
+        cases.append({'id': 'LeakyReLU-%s-%s' % (act, dtype), 'op': 'LeakyReLU',
+                      'inputs': [['data', [3, 4, 5], 'normal']], 'dtype': dtype,
+                      'params': {'act_type': act, 'slope': 0.3}, 'exact': exact,
+                      'seed': 5010 + i, 'divergent_grads': act == 'selu'})
     for i, gamma in enumerate([[4], [1]]):
         cases.append({'id': 'LeakyReLU-prelu-%d' % i, 'op': 'LeakyReLU',
                       'inputs': [['data', [3, 4, 5], 'normal'], ['gamma', gamma, 'uniform']],
@@ -361,7 +370,7 @@ def run_op_case(mx, case):
     names, arrays = [], []
     for name, shape, dist in case['inputs']:
         names.append(name)
-        arrays.append(mx.nd.array(draw(rng, shape, dist), dtype='float32'))
+        arrays.append(mx.nd.array(draw(rng, shape, dist), dtype=case.get('dtype', 'float32')))
     differentiable = [a for n, a in zip(names, arrays) if n not in case.get('no_grad', ())]
     for a in differentiable:
         a.attach_grad()
@@ -376,7 +385,7 @@ def run_op_case(mx, case):
     outs = outs[:case.get('outputs', len(outs))]
     head = draw(np.random.RandomState(case['seed'] + 1), outs[0].shape,
                 'dyadic' if case['exact'] else 'uniform')
-    outs[0].backward(mx.nd.array(head, dtype='float32'))
+    outs[0].backward(mx.nd.array(head, dtype=case.get('dtype', 'float32')))
     result = {'out%d' % i: o.asnumpy() for i, o in enumerate(outs)}
     for name, arr in zip(names, arrays):
         if name in case.get('no_grad', ()):

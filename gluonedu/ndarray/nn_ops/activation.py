@@ -129,12 +129,23 @@ def _leaky_relu(params, data=None, gamma=None):
             'LeakyReLU', data,
             lambda xp, x: lam * xp.where(x > 0, x, alpha * xp.expm1(x)),
             lambda xp, x, y, dy: xp.where(x > 0, lam * dy, (y + alpha * lam) * dy))
-    # gelu: Φ(x) = ½(1 + erf(x/√2)), Φ'(x) = e^(−x²/2)/√(2π)
-    return _elementwise(
-        'LeakyReLU', data,
-        lambda xp, x: 0.5 * x * (1 + _erf(xp, x / math.sqrt(2))),
-        lambda xp, x, y, dy: dy * (0.5 * (1 + _erf(xp, x / math.sqrt(2)))
-                                   + x * xp.exp(-0.5 * x * x) / math.sqrt(2 * math.pi)))
+    return _elementwise('LeakyReLU', data, _gelu, lambda xp, x, y, dy: _gelu_grad(xp, x) * dy)
+
+
+# GELU x·Φ(x), Φ(x) = ½(1 + erf(x/√2)), Φ'(x) = e^(−x²/2)/√(2π), in the data's dtype;
+# float16 is computed in single precision and rounded back, as MXNet's kernel does.
+# (float64: full precision, where MXNet computes in single, docs/divergences.md; float32's
+# last bits can differ from MXNet's oneDNN kernel.)
+def _gelu(xp, x):
+    z = x.astype(np.float32) if x.dtype == np.float16 else x
+    return (0.5 * z * (1 + _erf(xp, z / math.sqrt(2)))).astype(x.dtype, copy=False)
+
+
+def _gelu_grad(xp, x):
+    z = x.astype(np.float32) if x.dtype == np.float16 else x
+    grad = 0.5 * (1 + _erf(xp, z / math.sqrt(2))) + z * xp.exp(-0.5 * z * z) / math.sqrt(
+        2 * math.pi)
+    return grad.astype(x.dtype, copy=False)
 
 
 LeakyReLU = LEAKY_RELU.function(_leaky_relu)
