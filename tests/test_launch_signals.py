@@ -46,6 +46,17 @@ def _marked(marker):
     return found
 
 
+def _wait_marked(marker, count, seconds=10):
+    """The pids carrying ``marker`` once there are ``count`` of them (a process between
+    fork and exec may not show its environment for a moment), or the last ones seen."""
+    start = time.monotonic()
+    while True:
+        found = _marked(marker)
+        if len(found) >= count or time.monotonic() - start > seconds:
+            return found
+        time.sleep(0.1)
+
+
 def _wait_gone(marker, seconds):
     """Seconds until no process carries ``marker`` (or None if some still do)."""
     start = time.monotonic()
@@ -140,7 +151,7 @@ def test_workers_stop_soon_after_their_launcher_is_killed():
     launcher = subprocess.Popen([sys.executable, '-c', FAKE_LAUNCHER],
                                 env=_env(**{marker: '1'}), stdout=subprocess.PIPE, text=True)
     assert launcher.stdout.readline().strip() == 'ready'
-    assert len(_marked(marker)) == 7   # the launcher, 3 workers, 3 of their children
+    assert len(_wait_marked(marker, 7)) == 7   # the launcher, 3 workers, 3 children
     launcher.kill()
     launcher.wait()
     gone = _wait_gone(marker, 15)
