@@ -107,6 +107,7 @@ def _update_norm(weight, before):
 #: The kinds an update reports in one :class:`UpdateReport`.
 UPDATE_KINDS = ('lr', 'wd', 'norm', 'state_norm', 'nonfinite')
 
+
 class Interest(NamedTuple):
     """What the bus's subscribers want of an update: the norms and counts to measure
     (a NormRequest, or None), the :data:`UPDATE_KINDS` to report, whether ``clip``,

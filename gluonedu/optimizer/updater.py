@@ -59,7 +59,8 @@ class Updater:
             self._apply(indices, weights, grads)
             return
         optimizer = self.optimizer
-        optimizer._step_log = step_log = []   # the lr and wd the step uses, as begin_step reads them
+        # the lr and wd the step uses, as begin_step works them out
+        optimizer._step_log = step_log = []
         try:
             measured = self._apply(indices, weights, grads, wanted.request)
         finally:

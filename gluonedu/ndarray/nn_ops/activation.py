@@ -129,7 +129,8 @@ def _leaky_relu(params, data=None, gamma=None):
             'LeakyReLU', data,
             lambda xp, x: lam * xp.where(x > 0, x, alpha * xp.expm1(x)),
             lambda xp, x, y, dy: xp.where(x > 0, lam * dy, (y + alpha * lam) * dy))
-    return _elementwise('LeakyReLU', data, _gelu, lambda xp, x, y, dy: _gelu_grad(xp, x) * dy)
+    return _elementwise('LeakyReLU', data, _gelu,
+                        lambda xp, x, y, dy: _gelu_grad(xp, x) * dy)
 
 
 # GELU x·Φ(x), Φ(x) = ½(1 + erf(x/√2)), Φ'(x) = e^(−x²/2)/√(2π), in the data's dtype;

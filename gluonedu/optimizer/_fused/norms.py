@@ -30,6 +30,12 @@ __all__ = ['FlatNorms']
 _COLUMN = {'weight': 0, 'grad': 1, 'update': 2}   # of the kernel's sums; then the states
 
 
+def second_kernel_error(kernel):
+    """The error of a step that measures in its kernel's pass but runs a second kernel."""
+    return RuntimeError("a step measured or counted in its kernel's pass runs one kernel; "
+                        "%s runs two (set fused_one_pass = False)" % kernel.name)
+
+
 class FlatNorms:
     """Measures a :class:`~gluonedu.optimizer.reporting.NormRequest` on one FlatRun.
 
@@ -66,8 +72,7 @@ class FlatNorms:
         if not self.in_kernel:
             return None
         if self._kernel is not None:
-            raise RuntimeError("a step measured in its kernel's pass runs one kernel; %s "
-                               "runs two (set fused_one_pass = False)" % kernel.name)
+            raise second_kernel_error(kernel)
         self._kernel = kernel
         # Σw'², Σg², Σ(w'-w)², Σs'² per written state, the non-finite gradient count
         columns = 3 + len(kernel.writes)
@@ -100,15 +105,9 @@ class FlatNorms:
     def _nonfinite_counts(self):
         """NaN/±Inf entries of each parameter's gradient (a list of ints): the kernel's
         last column, or (no kernel pass) the run's own count."""
-        run = self.run
         if self._kernel is not None:
-            column = self._sums[:, -1]
-            if not column.any():   # the usual case: every chunk finite
-                return [0] * len(run.indices)
-            counts = np.add.reduceat(column, run.first_chunk)
-        else:
-            counts = run.nonfinite_counts()
-        return [int(count) for count in counts.tolist()]
+            return self.run.per_parameter_counts(self._sums[:, -1])
+        return self.run.nonfinite_counts()
 
     def _reductions(self, names, states):
         """Σx² per parameter by segment reductions: of ``names`` (weight/grad/update), then

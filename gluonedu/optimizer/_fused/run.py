@@ -21,7 +21,7 @@ import numpy as np
 from ... import _backend
 from ..flat import flatten
 from ..reporting import Measures
-from .norms import FlatNorms
+from .norms import FlatNorms, second_kernel_error
 from .numpy_backend import segment_sums_exact
 
 __all__ = ['FlatRun', 'LazyRun']
@@ -159,18 +159,23 @@ class FlatRun:
     def _counted_measures(self):
         """The Measures of a step whose pass counted non-finite gradient entries: each
         parameter's count (its chunks' counts added up), and no norms."""
-        if self._counted is None:   # no kernel read the gradient: count it here
-            counts = self.nonfinite_counts()
-        else:
-            counts = np.add.reduceat(self._count_buffer[:, 0], self.first_chunk).tolist()
+        counts = self.nonfinite_counts() if self._counted is None \
+            else self.per_parameter_counts(self._count_buffer[:, 0])
         n = len(self.indices)
-        return Measures(self.indices, (), (), np.empty((n, 0)), [int(c) for c in counts])
+        return Measures(self.indices, (), (), np.empty((n, 0)), counts)
+
+    def per_parameter_counts(self, chunk_counts):
+        """Each parameter's count (a list of ints): its chunks' ``chunk_counts`` added."""
+        if not chunk_counts.any():   # the usual case: nothing counted anywhere
+            return [0] * len(self.indices)
+        return [int(c) for c in np.add.reduceat(chunk_counts, self.first_chunk).tolist()]
 
     def nonfinite_counts(self):
-        """Each parameter's count of NaN/±Inf gradient entries (float64 array): one
-        segment sum of the gradient's non-finite flags (a 0/1 flag is its own square)."""
+        """Each parameter's count of NaN/±Inf gradient entries (a list of ints), when no
+        kernel counted them: one segment sum of the gradient's non-finite flags (a 0/1
+        flag is its own square)."""
         flags = ~self.xp.isfinite(self.model_grad)
-        return self.segment_sums64(flags.astype(np.float32))
+        return [int(c) for c in self.segment_sums64(flags.astype(np.float32)).tolist()]
 
     def __call__(self, kernel, arrays=None, where=None, **scalars):
         """Apply ``kernel`` to every parameter of the run (``where``: None, or all True;
@@ -188,9 +193,7 @@ class FlatRun:
         per_parameter = [_per_parameter(p, len(self.indices)) for p in per_parameter]
         if self._counts is not None:   # the pass counts non-finite gradient entries
             if self._counted is not None:
-                raise RuntimeError("a step counting non-finite gradient entries in its "
-                                   "pass runs one kernel; %s runs two (set "
-                                   "fused_one_pass = False)" % kernel.name)
+                raise second_kernel_error(kernel)
             self._counted = self._backend.run(kernel, self, bound, per_parameter,
                                               constants, self._counts)
             return
