@@ -13,23 +13,28 @@ events are the same on both; the reference measures norms parameter by parameter
 the update, the fused path inside its kernel's pass (numba) or with one reduction per
 flat buffer (NumPy).
 
-Only ``trainer.step`` is timed (forward and backward run between the timed calls, so each
-step has fresh gradients). The configurations take turns in short blocks of ``--steps``
-steps, round after round with the order rotated, so drifts of the machine (frequency,
-caches, other processes) hit all of them alike. Each block's figure is its mean ms per
-step; the report gives the minimum (the least disturbed block: the best estimate of
-the cost itself) and the median over ``--rounds`` rounds, each with its ratio to
-``bare`` on the same path. Wall-clock and thread CPU time are both reported; on a busy
-machine the CPU time is the steadier one.
+``trainer.step`` is timed (forward and backward run between the timed calls, so each
+step has fresh gradients, and caches hold what a real loop leaves in them). The
+configurations take turns in short blocks of ``--steps`` steps, in a new random order
+each round (seeded), so drifts of the machine (frequency, caches, other processes) hit
+all of them alike and no configuration always follows the same one (a block that
+follows another path's block starts with colder caches). Each block's figure is its
+mean ms per step; the report gives the minimum (the least disturbed block: the best
+estimate of the cost itself) and the median over ``--rounds`` rounds, each with its
+ratio to ``bare`` on the same path, and the median overhead in µs per step. Wall-clock
+and thread CPU time are both reported; on a busy machine the CPU time is the steadier
+one. The last table puts the overhead against a whole training iteration (forward,
+backward and step, CPU time): what a training loop feels.
 
 Aims (issue 5): events only <= 1.05x bare, all norms <= 1.5x bare.
 
 Usage::
 
-    .venv/bin/python benchmarks/instrument_overhead.py [--rounds 60] [--steps 5]
+    .venv/bin/python benchmarks/instrument_overhead.py [--rounds 60] [--steps 5] [--seed 0]
 """
 import argparse
 import os
+import random
 import statistics
 import time
 
@@ -73,14 +78,16 @@ class Run:
         self.cursor = 0
 
     def timed_steps(self, steps, norms):
-        """Mean (wall, CPU) seconds per ``trainer.step`` over ``steps`` steps.
+        """Mean (wall, CPU, iteration CPU) seconds per ``trainer.step`` over ``steps``
+        steps; the last is the CPU time of a whole iteration (forward, backward, step).
 
         norms: None runs bare; False or True is the Recorder's ``norms=``.
         """
         recorder = None if norms is None else Recorder(self.trainer, norms=norms)
-        wall = cpu = 0.0
+        wall = cpu = iteration = 0.0
         try:
             for _ in range(steps):
+                i0 = time.thread_time()
                 start = self.cursor
                 self.cursor = (self.cursor + self.batch_size) % (len(self.X) - self.batch_size)
                 x = nd.array(self.X[start:start + self.batch_size])
@@ -90,12 +97,14 @@ class Run:
                 loss.backward()
                 w0, c0 = time.perf_counter(), time.thread_time()
                 self.trainer.step(self.batch_size)
-                cpu += time.thread_time() - c0
+                end = time.thread_time()
+                cpu += end - c0
                 wall += time.perf_counter() - w0
+                iteration += end - i0
         finally:
             if recorder is not None:
                 recorder.detach()
-        return wall / steps, cpu / steps
+        return wall / steps, cpu / steps, iteration / steps
 
 
 def main(argv=None):
@@ -103,6 +112,7 @@ def main(argv=None):
     parser.add_argument('--rounds', type=int, default=60)
     parser.add_argument('--steps', type=int, default=5, help='timed steps per block')
     parser.add_argument('--batch-size', type=int, default=64)
+    parser.add_argument('--seed', type=int, default=0, help='of the block order')
     args = parser.parse_args(argv)
 
     X, y = mx.data.digits()
@@ -116,12 +126,14 @@ def main(argv=None):
 
     wall = {key: [] for key in keys}
     cpu = {key: [] for key in keys}
-    for r in range(args.rounds):
-        shift = r % len(keys)
-        for key in keys[shift:] + keys[:shift]:    # rotate who goes first
-            w, c = runs[key[0]].timed_steps(args.steps, NORMS[key[1]])
+    iteration = {key: [] for key in keys}
+    order = random.Random(args.seed)
+    for _ in range(args.rounds):
+        for key in order.sample(keys, len(keys)):   # a new order every round
+            w, c, i = runs[key[0]].timed_steps(args.steps, NORMS[key[1]])
             wall[key].append(w)
             cpu[key].append(c)
+            iteration[key].append(i)
 
     n_params = len(runs[keys[0][0]].trainer._params)
     print('Trainer.step, digits MLP 64-128-64-10 (%d parameters), Adam, batch %d, '
@@ -131,23 +143,36 @@ def main(argv=None):
         print('\n== %s' % path)
         report('wall clock (time.perf_counter)', path, wall)
         report('CPU time of the thread (time.thread_time)', path, cpu)
+        per_iteration(path, cpu, iteration)
     return wall, cpu
 
 
 def report(title, path, per_round):
     """Print min and median ms per step of each configuration and its ratios to bare."""
     print(title)
-    print('  %-12s %9s %10s %10s %10s %8s' % ('config', 'min ms', 'median ms',
-                                              'ratio min', 'ratio med', 'aim'))
+    print('  %-12s %9s %10s %10s %10s %8s %14s' % ('config', 'min ms', 'median ms',
+                                                   'ratio min', 'ratio med', 'aim',
+                                                   'overhead us'))
     bare = per_round[path, 'bare']
     bare_min, bare_med = min(bare), statistics.median(bare)
     for config in CONFIGS:
         times = per_round[path, config]
         lo, med = min(times), statistics.median(times)
         aim = AIMS.get(config)
-        print('  %-12s %9.3f %10.3f %9.3fx %9.3fx %8s' % (
+        print('  %-12s %9.3f %10.3f %9.3fx %9.3fx %8s %14.1f' % (
             config, 1e3 * lo, 1e3 * med, lo / bare_min, med / bare_med,
-            '' if aim is None else '<=%.2fx' % aim))
+            '' if aim is None else '<=%.2fx' % aim, 1e6 * (med - bare_med)))
+
+
+def per_iteration(path, step_cpu, iteration_cpu):
+    """Print each configuration's median step overhead as a share of a whole iteration."""
+    print('whole iteration (forward, backward, step; CPU time)')
+    print('  %-12s %12s %16s' % ('config', 'median ms', 'step overhead'))
+    bare_step = statistics.median(step_cpu[path, 'bare'])
+    for config in CONFIGS:
+        whole = statistics.median(iteration_cpu[path, config])
+        extra = statistics.median(step_cpu[path, config]) - bare_step
+        print('  %-12s %12.3f %15.2f%%' % (config, 1e3 * whole, 100 * extra / whole))
 
 
 if __name__ == '__main__':

@@ -36,7 +36,6 @@ State files (``save_states``/``load_states``) are described in
 :mod:`gluonedu.gluon.trainer_states`: a ZIP of ``.npy`` arrays and a JSON document,
 written atomically and validated completely before anything changes.
 """
-import contextlib
 import os
 from types import MappingProxyType
 
@@ -421,33 +420,35 @@ class Trainer:
                                   "and when distributed kvstore is used.")
         self._optimizer.rescale_grad = scale
 
-    @contextlib.contextmanager
-    def _counted_step(self, batch_size, rescale):
-        """Count the step and bracket it with step_begin/step_end events.
+    def _begin_step(self, batch_size, rescale):
+        """Count the step and emit step_begin; what :meth:`_end_step` needs.
 
-        A step that raises (e.g. on a stale gradient) is not counted: the next one
-        reuses its number. A step has a step_end if it had a step_begin (somebody was
-        listening when it began): a first listener that arrives during a step hears
-        the next step whole.
+        A step has a step_end if it had a step_begin (somebody was listening when it
+        began): a first listener that arrives during a step hears the next step whole.
+        Plain methods rather than a context manager: they run on every step.
         """
         self._num_steps += 1
         BUS.step = self._num_steps
-        entry = None   # begin and end report the same values: one entry
-        if BUS.active:
-            entry = self._step_entries.get((batch_size, rescale))
-            if entry is None:   # read-only values, so that steps alike share the entry
-                values = {'batch_size': float(batch_size), 'rescale': float(rescale)}
-                entry = ((None, None, MappingProxyType(values)),)
-                self._step_entries[batch_size, rescale] = entry
-            BUS.emit_batch('step_begin', 'trainer', entry)
-        try:
-            yield
-        except BaseException:
-            self._num_steps -= 1
-            BUS.step = self._num_steps
-            raise
-        if entry is not None:
-            BUS.emit_batch('step_end', 'trainer', entry)
+        if not BUS.active:
+            return None
+        entry = self._step_entries.get((batch_size, rescale))
+        if entry is None:   # read-only values, so that steps alike share the entry
+            values = {'batch_size': float(batch_size), 'rescale': float(rescale)}
+            entry = self._step_entries[batch_size, rescale] = (
+                (None, None, MappingProxyType(values)),)
+        BUS.emit_batch('step_begin', 'trainer', entry)
+        return entry
+
+    def _end_step(self, begun):
+        """Emit step_end for a step whose step_begin was emitted (``begun`` not None)."""
+        if begun is not None:
+            BUS.emit_batch('step_end', 'trainer', begun)
+
+    def _abandon_step(self):
+        """A step that raised (e.g. on a stale gradient) is not counted: the next one
+        reuses its number."""
+        self._num_steps -= 1
+        BUS.step = self._num_steps
 
     def step(self, batch_size, ignore_stale_grad=False):
         """One parameter update: ``allreduce_grads()`` then ``update()``.
@@ -464,12 +465,18 @@ class Trainer:
         """
         rescale_grad = self._scale / batch_size
         self._check_and_rescale_grad(rescale_grad)
-        with self._counted_step(batch_size, rescale_grad):
+        begun = self._begin_step(batch_size, rescale_grad)
+        try:
             self._ensure_store()
-            if self._kvstore and self._update_on_kvstore and self._amp_overflow():
-                return  # checked before the push: the store never applies a poisoned update
-            self._allreduce_grads(self._flat_layout())
-            self._update(ignore_stale_grad)
+            # AMP's overflow is checked before the push: the store never applies a
+            # poisoned update (the step still counts)
+            if not (self._kvstore and self._update_on_kvstore and self._amp_overflow()):
+                self._allreduce_grads(self._flat_layout())
+                self._update(ignore_stale_grad)
+        except BaseException:
+            self._abandon_step()
+            raise
+        self._end_step(begun)
 
     def _amp_overflow(self):
         """Whether AMP's loss scaler finds inf/nan in a gradient (on any context) and so
@@ -541,9 +548,14 @@ class Trainer:
                                  "creating trainer.")
         rescale_grad = self._scale / batch_size
         self._check_and_rescale_grad(rescale_grad)
-        with self._counted_step(batch_size, rescale_grad):
+        begun = self._begin_step(batch_size, rescale_grad)
+        try:
             self._flat_layout()
             self._update(ignore_stale_grad)
+        except BaseException:
+            self._abandon_step()
+            raise
+        self._end_step(begun)
 
     def _raise_stale(self, param, data):
         if BUS.active:

@@ -126,5 +126,8 @@ def per_t(t, formula):
     The formulas are the reference's Python expressions on Python numbers, so the
     results are the reference's exactly; usually every parameter has the same ``t``.
     """
-    values = {int(v): formula(int(v)) for v in np.unique(t)}
-    return np.array([values[int(v)] for v in t])
+    counts = np.asarray(t).tolist()
+    if counts and counts.count(counts[0]) == len(counts):   # the Trainer's usual step
+        return np.array([formula(int(counts[0]))] * len(counts))
+    values = {v: formula(int(v)) for v in sorted(set(counts))}
+    return np.array([values[v] for v in counts])

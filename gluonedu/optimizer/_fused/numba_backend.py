@@ -36,6 +36,7 @@ import inspect
 import os
 import sys
 import tempfile
+import threading
 import types
 
 import numpy as np
@@ -375,13 +376,26 @@ def sum_and_copy(parts, outs, chunk_lo, chunk_hi):
     """Write the sum of ``parts`` (left to right) into every buffer of ``outs``, one
     parallel pass over the chunks ``chunk_lo``/``chunk_hi`` (same-dtype host buffers)."""
     import numba
-    numba.set_num_threads(_threads(numba, outs[0].size))
+    _use_threads(numba, outs[0].size)
     _common().sum_and_copy(tuple(parts), tuple(outs), chunk_lo, chunk_hi)
 
 
-def _threads(numba, size):
-    """The thread count for a loop over ``size`` elements (see PARALLEL_MIN)."""
-    return 1 if size < PARALLEL_MIN else numba.config.NUMBA_NUM_THREADS
+def _use_threads(numba, size):
+    """Have the next parallel loop, over ``size`` elements, run on one thread below
+    PARALLEL_MIN, else on all of numba's threads.
+
+    numba's thread count belongs to the calling thread, and setting it takes a lock
+    (several µs, a few % of a small model's step): it is set only when this thread's
+    last setting differs. A count set with ``numba.set_num_threads`` in between is
+    kept until the next loop of the other size.
+    """
+    threads = 1 if size < PARALLEL_MIN else numba.config.NUMBA_NUM_THREADS
+    if getattr(_THREADS_SET, 'count', None) != threads:
+        numba.set_num_threads(threads)
+        _THREADS_SET.count = threads
+
+
+_THREADS_SET = threading.local()   # .count: the thread count this thread last set
 
 
 class NumbaBackend:
@@ -409,7 +423,7 @@ class NumbaBackend:
         """
         per_parameter = [np.ascontiguousarray(p, dtype=np.float32) for p in per_parameter]
         constants = [np.float32(c) for c in constants]
-        self.numba.set_num_threads(_threads(self.numba, run.size))
+        _use_threads(self.numba, run.size)
         bounds = (run.chunk_lo, run.chunk_hi, run.chunk_segment)
         if reduction is not None:
             module = reduced_module(kernel, len(reduction.parts), len(reduction.copies))
@@ -431,14 +445,14 @@ class NumbaBackend:
         in ``grad``); one parameter's scalar ``values``. False if the loop declined
         (row ids not increasing or out of range, shapes that disagree): nothing written."""
         size = arrays[kernel.arrays.index('grad')].size
-        self.numba.set_num_threads(_threads(self.numba, size))
+        _use_threads(self.numba, size)
         return kernel_module(kernel).rows(*arrays, rows, *values)
 
     def segment_sums_of_squares(self, group, buffers):
         """Σx² per segment of each buffer (float32 squares summed in float64)."""
         out = []
         partial = np.empty(len(group.chunk_lo))
-        self.numba.set_num_threads(_threads(self.numba, group.size))
+        _use_threads(self.numba, group.size)
         for buffer in buffers:
             _common().chunk_sums_of_squares(buffer, group.chunk_lo, group.chunk_hi, partial)
             out.append(np.bincount(group.chunk_segment, weights=partial,

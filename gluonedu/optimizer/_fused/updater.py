@@ -143,7 +143,7 @@ class FusedUpdater(Updater):
         self.requested_backend = backend
         self._runs_built = {}  # indices -> FlatRun
         self._handed = {}      # first index -> (position, FlatGroup) handed over
-        self._backends = {}    # name -> backend object
+        self._backends = {}    # device type -> backend object
         self._reduction = None  # the FlatReduction of an update_reduced call
         #: For teaching and tests: how the last call ran, [(indices, 'fused:<backend>',
         #: 'fused-lazy:<backend>' or 'reference: <why>')].
@@ -257,10 +257,13 @@ class FusedUpdater(Updater):
         return max(1, self.optimizer.aggregate_num) if self.aggregate_updates else 1
 
     def _backend_for(self, context):
-        name = backend_name(context, self.requested_backend)
-        if name not in self._backends:
-            self._backends[name] = _make_backend(name)
-        return self._backends[name]
+        """The backend for ``context``'s device type, chosen on first use (the environment
+        is read then, not on every step)."""
+        backend = self._backends.get(context.device_typeid)
+        if backend is None:
+            backend = self._backends[context.device_typeid] = _make_backend(
+                backend_name(context, self.requested_backend))
+        return backend
 
     def _group_for(self, indices, weights, grads):
         """A handed FlatGroup holding exactly these parameters, in order, or None."""
