@@ -135,7 +135,7 @@ def main(argv=None):
             cpu[key].append(c)
             iteration[key].append(i)
 
-    n_params = len(runs[keys[0][0]].trainer._params)
+    n_params = len(runs[keys[0][0]].trainer.params)
     print('Trainer.step, digits MLP 64-128-64-10 (%d parameters), Adam, batch %d, '
           '%d rounds x %d steps per configuration' % (n_params, args.batch_size,
                                                       args.rounds, args.steps))
