@@ -228,6 +228,35 @@ def test_small_kernels_run_on_one_blas_thread():
         assert [lib.num_threads for lib in libraries] == before
 
 
+class _FakeBlas:
+    """A BLAS library's thread control, recording every switch."""
+
+    def __init__(self, threads):
+        self.num_threads = threads
+        self.sets = []
+
+    def set_num_threads(self, threads):
+        self.sets.append(threads)
+        self.num_threads = threads
+
+
+def test_one_blas_thread_switches_only_libraries_on_several(monkeypatch):
+    single, several = _FakeBlas(1), _FakeBlas(4)
+    monkeypatch.setattr(blas, '_blas_libraries', [single, several])
+    with blas.threads_for(np, blas.ALREADY_SINGLE_BELOW):
+        assert (single.num_threads, several.num_threads) == (1, 1)
+    assert single.sets == [] and several.sets == [1, 4]
+    several.num_threads = 1           # every library on one thread: nothing to switch
+    with blas.threads_for(np, blas.ALREADY_SINGLE_BELOW):
+        pass
+    assert single.sets == [] and several.sets == [1, 4]
+    several.num_threads = 2
+    with pytest.raises(ValueError):   # restored when the product raises
+        with blas.threads_for(np, blas.ALREADY_SINGLE_BELOW):
+            raise ValueError
+    assert several.sets == [1, 4, 1, 2] and several.num_threads == 2
+
+
 @pytest.mark.parametrize('chunk_bytes', [1, conv_winograd.CHUNK_BYTES])
 @pytest.mark.parametrize('dtype', ['float32', 'float64'])
 @pytest.mark.parametrize('seed', range(8))
