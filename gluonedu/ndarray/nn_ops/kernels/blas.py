@@ -52,7 +52,8 @@ def _libraries():
 
 
 class _OneThread:
-    """Runs its block with the BLAS ``libraries`` on one thread, then restores them."""
+    """Runs its block with the ``switched`` BLAS libraries on one thread, then gives
+    each its thread count back (also when the block raises)."""
     __slots__ = ('switched',)
 
     def __init__(self, switched):
