@@ -13,7 +13,9 @@ _cupy = None
 _cupy_error = None
 
 
-def _import_cupy():
+def import_cupy():
+    """The CuPy module, or None if it cannot be imported (:func:`cupy_import_error` says
+    why); tried once."""
     global _cupy, _cupy_error
     if _cupy is None and _cupy_error is None:
         try:
@@ -24,9 +26,15 @@ def _import_cupy():
     return _cupy
 
 
+def cupy_import_error():
+    """Why CuPy could not be imported (an exception), or None."""
+    import_cupy()
+    return _cupy_error
+
+
 def cupy_or_raise(device_id=0):
     """Return the CuPy module, or raise MXNetError saying what is missing."""
-    cupy = _import_cupy()
+    cupy = import_cupy()
     if cupy is None:
         raise MXNetError("gpu(%d) needs CuPy, which could not be imported (%s). Install it with "
                          "`pip install -e '.[gpu]'` on a machine with an NVIDIA GPU, or use "
@@ -40,7 +48,7 @@ def cupy_or_raise(device_id=0):
 
 def gpu_count():
     """Number of GPUs CuPy can use (0 without CuPy or without a driver)."""
-    cupy = _import_cupy()
+    cupy = import_cupy()
     if cupy is None:
         return 0
     try:

@@ -6,9 +6,10 @@ recorded operations) is recorded; ``backward`` then writes the gradients of the
 variables. ``record`` also switches to training mode (Dropout active) unless
 ``train_mode=False``. See ``gluonedu/ndarray/_graph.py`` for the engine itself.
 """
+from . import _backend
 from .base import MXNetError
 from .ndarray import NDArray, _graph
-from .ndarray.ndarray import _mark_variable, _check_same_device
+from .ndarray.ndarray import check_same_device, is_variable, mark_variable, write_grad
 
 __all__ = ['record', 'pause', 'train_mode', 'predict_mode', 'is_recording', 'is_training',
            'set_recording', 'set_training', 'backward', 'grad', 'mark_variables', 'get_symbol',
@@ -96,13 +97,19 @@ def mark_variables(variables, gradients, grad_reqs='write'):
         if var.shape != grad_buf.shape:
             raise MXNetError("mark_variables: a variable of shape %s needs a gradient buffer of "
                              "the same shape, got %s" % (var.shape, grad_buf.shape))
-        _check_same_device('mark_variables', [var, grad_buf])
-        _mark_variable(var, grad_buf, req)
+        check_same_device('mark_variables', [var, grad_buf])
+        mark_variable(var, grad_buf, req)
+
+
+def _zeros_or_ones(like, value):
+    """A raw array of ``like``'s shape and dtype, on its device, filled with 0 or 1."""
+    xp = _backend.array_module(like.context)
+    return (xp.ones if value else xp.zeros)(like.shape, dtype=like.dtype)
 
 
 def _head_grads(heads, head_grads):
     if head_grads is None:
-        return [h._xp.ones(h.shape, dtype=h._data.dtype) for h in heads]
+        return [_zeros_or_ones(h, 1) for h in heads]
     if isinstance(head_grads, NDArray):
         head_grads = [head_grads]
     if len(head_grads) != len(heads):
@@ -110,13 +117,13 @@ def _head_grads(heads, head_grads):
     result = []
     for h, g in zip(heads, head_grads):
         if g is None:
-            result.append(h._xp.ones(h.shape, dtype=h._data.dtype))
+            result.append(_zeros_or_ones(h, 1))
             continue
         if g.shape != h.shape:
             raise MXNetError("head gradient of shape %s does not match its head's shape %s"
                              % (g.shape, h.shape))
-        _check_same_device('backward', [h, g])
-        result.append(g._data)
+        check_same_device('backward', [h, g])
+        result.append(g.handle)
     return result
 
 
@@ -137,7 +144,7 @@ def backward(heads, head_grads=None, retain_graph=False, train_mode=True):  # no
     with _Scope(False, train_mode):
         leaves = _graph.run_backward(heads, _head_grads(heads, head_grads), retain_graph)
         for var, g in leaves.values():
-            var._write_grad(g)
+            write_grad(var, g)
 
 
 def grad(heads, variables, head_grads=None, retain_graph=None, create_graph=False,
@@ -154,7 +161,7 @@ def grad(heads, variables, head_grads=None, retain_graph=None, create_graph=Fals
     single = isinstance(variables, NDArray)
     variables = _as_list(variables)
     for var in variables:
-        if var._grad_req is None or var._grad_req == 'null':
+        if not is_variable(var):
             raise MXNetError("grad(): every variable needs attach_grad() (or must be a "
                              "Parameter's data) before the computation is recorded")
     retain = create_graph if retain_graph is None else retain_graph
@@ -164,10 +171,10 @@ def grad(heads, variables, head_grads=None, retain_graph=None, create_graph=Fals
     for var in variables:
         g = leaves.get(id(var), (None, None))[1]
         if g is None:
-            g = var._xp.zeros(var.shape, dtype=var._data.dtype)
+            g = _zeros_or_ones(var, 0)
         elif isinstance(g, _graph.RowGrad):
-            g = g.todense(var._xp)
-        results.append(NDArray(g.astype(var._data.dtype, copy=False), var.ctx))
+            g = g.todense(_backend.array_module(var.context))
+        results.append(NDArray(g.astype(var.dtype, copy=False), var.ctx))
     return results[0] if single else results
 
 
@@ -239,7 +246,7 @@ class Function:
         """The ``n_inputs`` gradients (raw arrays) for the gradient ``grad`` of output
         ``index``."""
         ograds = [NDArray(grad, out.ctx) if k == index else
-                  NDArray(out._xp.zeros(out.shape, dtype=out._data.dtype), out.ctx)
+                  NDArray(_zeros_or_ones(out, 0), out.ctx)
                   for k, out in enumerate(outs)]
         with _Scope(False, None):
             igrads = self.backward(*ograds)
@@ -248,7 +255,7 @@ class Function:
             raise AssertionError('%s.backward returned %d gradients for %d inputs: return one '
                                  'per input of forward' % (type(self).__name__, len(igrads),
                                                            n_inputs))
-        return tuple(g._data for g in igrads)
+        return tuple(g.handle for g in igrads)
 
     def forward(self, *inputs):
         """The function's values; subclasses implement it."""

@@ -114,6 +114,14 @@ def current_context():
     return getattr(Context._local, 'default', None) or Context('cpu', 0)
 
 
+def set_default_context(ctx):
+    """Make ``ctx`` the default context of this thread (outside any ``with ctx:`` block);
+    ``mx.test_utils.set_default_context``."""
+    if not isinstance(ctx, Context):
+        raise TypeError("set_default_context() takes a Context, got %r" % (ctx,))
+    Context._local.default = ctx
+
+
 def num_gpus():
     """The number of GPUs available to gluonedu (0 without CuPy)."""
     return _backend.gpu_count()

@@ -30,7 +30,8 @@ import sys
 
 import numpy as np
 
-from .context import Context, current_context, num_gpus
+from .context import (Context, current_context, num_gpus,  # noqa: F401 (Context: as MXNet's)
+                      set_default_context)
 from .ndarray import NDArray, array
 from .ndarray import random as _nd_random
 from .ndarray import sparse as _sparse
@@ -55,13 +56,6 @@ __all__ = ['default_context', 'set_default_context', 'default_dtype', 'default_r
 def default_context():
     """The context tests run on: the current context (``cpu(0)`` unless changed)."""
     return current_context()
-
-
-def set_default_context(ctx):
-    """Make ``ctx`` the default context of this thread (outside any ``with ctx:`` block)."""
-    if not isinstance(ctx, Context):
-        raise TypeError("set_default_context() takes a Context, got %r" % (ctx,))
-    Context._local.default = ctx
 
 
 def default_dtype():

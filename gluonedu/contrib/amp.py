@@ -108,18 +108,17 @@ def init_trainer(optimizer_or_trainer):
     if not isinstance(optimizer_or_trainer, Trainer):
         raise TypeError("AMP loss scaling works with a gluon.Trainer, got %s"
                         % type(optimizer_or_trainer).__name__)
-    optimizer_or_trainer._amp_loss_scaler = LossScaler()
-    optimizer_or_trainer._amp_original_scale = optimizer_or_trainer._scale
+    optimizer_or_trainer.use_loss_scaler(LossScaler())
 
 
 @contextlib.contextmanager
 def scale_loss(loss, optimizer_or_trainer):
     """Yield the loss (or list of losses) times the loss scale; the Trainer divides it back."""
-    scaler = getattr(optimizer_or_trainer, '_amp_loss_scaler', None)
+    scaler = getattr(optimizer_or_trainer, 'loss_scaler', None)
     if scaler is None:
         raise AssertionError("Loss scaler is not initialized, did you forget to call "
                              "amp.init_trainer()?")
-    optimizer_or_trainer._scale = optimizer_or_trainer._amp_original_scale / scaler.loss_scale
+    optimizer_or_trainer.set_loss_scale(scaler.loss_scale)
     if isinstance(loss, (list, tuple)):
         yield [l * scaler.loss_scale for l in loss]
     else:
@@ -132,8 +131,4 @@ def unscale(optimizer_or_trainer):
     if not isinstance(optimizer_or_trainer, Trainer):
         raise TypeError("AMP loss scaling works with a gluon.Trainer, got %s"
                         % type(optimizer_or_trainer).__name__)
-    for param in optimizer_or_trainer._params:
-        if param._grad is not None:
-            for g in param._grad:
-                g[:] *= optimizer_or_trainer._scale
-    optimizer_or_trainer._scale = 1.0
+    optimizer_or_trainer.unscale_grads()

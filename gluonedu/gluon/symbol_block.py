@@ -7,7 +7,6 @@ states, such as BatchNorm's running statistics, Parameters without gradient).
 ``HybridBlock.export`` (or MXNet's ``Module.save_checkpoint``) wrote, and the result
 trains like any Block.
 """
-import copy
 
 import numpy as np
 
@@ -109,8 +108,7 @@ class SymbolBlock(HybridBlock):
         args, fmt = hybrid.flatten([x] + list(args), 'input')
         assert fmt == self._in_format, 'Invalid input format'
         inputs, out = self._cached_graph
-        result = copy.copy(out)
-        result._compose(**{var.name: arg for var, arg in zip(inputs, args)})
+        result = out(**{var.name: arg for var, arg in zip(inputs, args)})
         return hybrid.regroup(list(result), self._out_format)
 
     def _clear_cached_op(self):

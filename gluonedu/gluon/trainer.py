@@ -44,6 +44,7 @@ import numpy as np
 from .. import kvstore as kvs
 from .. import optimizer as opt
 from ..instrument.events import BUS
+from ..ndarray.ndarray import has_fresh_grad, mark_grad_used
 from .parameter import Parameter, ParameterDict
 from . import trainer_fused, trainer_states
 
@@ -169,6 +170,8 @@ class Trainer:
         self._contexts = self._check_contexts()
         self._init_optimizer(optimizer, optimizer_params or {})
         self._scale = self._optimizer.rescale_grad
+        self._loss_scaler = None   # contrib.amp's, see use_loss_scaler
+        self._unscaled = self._scale
         self._kvstore_params = {'kvstore': kvstore, 'update_on_kvstore': update_on_kvstore}
         self._kv_initialized = False
         self._kvstore = None
@@ -481,8 +484,36 @@ class Trainer:
     def _amp_overflow(self):
         """Whether AMP's loss scaler finds inf/nan in a gradient (on any context) and so
         skips this step; False without AMP. Called once per step."""
-        loss_scaler = getattr(self, '_amp_loss_scaler', None)
-        return loss_scaler is not None and loss_scaler.has_overflow(self._params)
+        scaler = self._loss_scaler
+        return scaler is not None and scaler.has_overflow(self._params)
+
+    # ------------------------------------------------------------------ loss scaling (AMP)
+    # gluonedu's own methods, through which contrib.amp steers the Trainer.
+    @property
+    def loss_scaler(self):
+        """The dynamic loss scaler ``contrib.amp.init_trainer`` gave this Trainer, or None."""
+        return self._loss_scaler
+
+    def use_loss_scaler(self, scaler):
+        """Steer the steps with ``scaler`` (contrib.amp's LossScaler): a step whose
+        gradients hold inf/nan is skipped, and :meth:`set_loss_scale` says how much the
+        loss was multiplied by."""
+        self._loss_scaler = scaler
+        self._unscaled = self._scale
+
+    def set_loss_scale(self, loss_scale):
+        """The coming gradients are those of a loss multiplied by ``loss_scale``: the
+        step divides them by it (on top of its ``1 / batch_size``)."""
+        self._scale = self._unscaled / loss_scale
+
+    def unscale_grads(self):
+        """Divide the gradients by the loss scale now (e.g. to clip them by hand); the
+        step then leaves them as they are."""
+        for param in self._params:
+            if param._grad is not None:
+                for grad in param._grad:
+                    grad[:] *= self._scale
+        self._scale = 1.0
 
     def allreduce_grads(self):
         """Sum each parameter's gradients over its contexts (then call ``update``).
@@ -580,16 +611,16 @@ class Trainer:
             arrays = param._check_and_get(param._data, list)
             if not ignore_stale_grad:
                 for data in arrays:
-                    if not data._fresh_grad:
+                    if not has_fresh_grad(data):
                         self._raise_stale(param, data)
             if on_store:
                 continue  # the store already updated the weights during allreduce
             for (indices, grads, weights), arr, grad in zip(updates, arrays, param._grad):
-                if not ignore_stale_grad or arr._fresh_grad:   # (dense: checked)
+                if not ignore_stale_grad or has_fresh_grad(arr):   # (dense: checked)
                     indices.append(i)
                     grads.append(grad)
                     weights.append(arr)
-                    arr._fresh_grad = False
+                    mark_grad_used(arr)
                 elif BUS.active:
                     BUS.emit('stale_grad', 'trainer', param=param.name, context=arr.context,
                              skipped=1.0)

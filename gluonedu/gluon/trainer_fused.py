@@ -1,7 +1,7 @@
 """What the Trainer delegates to for its fast path (``Trainer(..., fused=True)``).
 
 * :func:`make_updaters` — one Updater per context: a
-  :class:`~gluonedu.optimizer._fused.FusedUpdater` (flat buffers, fused kernels) when
+  :class:`~gluonedu.optimizer.FusedUpdater` (flat buffers, fused kernels) when
   ``fused`` is true, else the reference :class:`~gluonedu.optimizer.Updater`.
 * :class:`FlatLayout` — the one owner of the flat layout: per context, the weights and
   gradients of the Trainer's parameters laid end to end, one
@@ -21,8 +21,7 @@ __all__ = ['make_updaters', 'FlatLayout']
 def make_updaters(optimizer, contexts, fused):
     """One Updater per context, fused or the reference."""
     if fused:
-        from ..optimizer._fused import FusedUpdater
-        return [FusedUpdater(optimizer) for _ in contexts]
+        return [opt.FusedUpdater(optimizer) for _ in contexts]
     return [opt.get_updater(optimizer) for _ in contexts]
 
 
@@ -51,11 +50,10 @@ class FlatLayout:
             self.by_dtype.append([FlatGroup(members, [d[c] for d in datas],
                                             [g[c] for g in grads])
                                   for c in range(len(contexts))])
-        # What is_current checks: each copy's arrays, and the views they hold.
-        self._views = [(params[i], c, group.weights[k], group.weights[k]._data,
-                        group.grads[k], group.grads[k]._data)
-                       for groups in self.by_dtype for c, group in enumerate(groups)
-                       for k, i in enumerate(group.indices)]
+        # What is_current checks: each copy's arrays (and, by its group, their views).
+        self._copies = [(params[i], c, group.weights[k], group.grads[k])
+                        for groups in self.by_dtype for c, group in enumerate(groups)
+                        for k, i in enumerate(group.indices)]
 
     @classmethod
     def build(cls, params, contexts):
@@ -72,12 +70,14 @@ class FlatLayout:
         the views of our buffers."""
         if any(p._grad is not None for p in self._untrained):
             return False
-        for param, c, weight, weight_view, grad, grad_view in self._views:
+        for param, c, weight, grad in self._copies:
             data, grads = param._data, param._grad
-            if data is None or grads is None or data[c] is not weight or \
-                    weight._data is not weight_view or grads[c] is not grad or \
-                    grad._data is not grad_view:
+            if data is None or grads is None or data[c] is not weight or grads[c] is not grad:
                 return False
+        for groups in self.by_dtype:
+            for group in groups:
+                if not group.views_held():
+                    return False
         return True
 
     def groups_of(self, context_position):

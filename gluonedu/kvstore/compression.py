@@ -23,6 +23,7 @@ import numbers
 
 import numpy as np
 
+from .. import _backend
 from ..base import MXNetError
 from ..ndarray import NDArray
 
@@ -82,7 +83,8 @@ class TwoBitCompression:
         if residual is None or residual.shape != grad.shape or residual.context != grad.context:
             residual = grad.zeros_like()
             self._residuals[(key, position)] = residual
-        return NDArray(self._quantized(residual._data, grad._data, grad._xp), grad.context)
+        return NDArray(self._quantized(residual.handle, grad.handle,
+                                       _backend.array_module(grad.context)), grad.context)
 
     def quantize_flat(self, keys, position, grad, shapes):
         """:meth:`quantize` of a flat gradient holding ``keys``' values end to end.
@@ -94,14 +96,14 @@ class TwoBitCompression:
         """
         _check_compressible(keys, grad)
         buffer = self._flat_residual(tuple(keys), position, grad, shapes)
-        return self._quantized(buffer, grad._data, grad._xp)
+        return self._quantized(buffer, grad.handle, _backend.array_module(grad.context))
 
     def _flat_residual(self, keys, position, grad, shapes):
         """The flat residual buffer of ``keys`` at ``position``; every key's residual is
         (made) a view of it, values kept."""
         buffer, views = self._flat.get((keys, position), (None, None))
         if buffer is None or buffer.shape != grad.shape or views[0].context != grad.context:
-            buffer = grad._xp.zeros(grad.shape, dtype=np.float32)
+            buffer = _backend.array_module(grad.context).zeros(grad.shape, dtype=np.float32)
             views, start = [], 0
             for shape in shapes:
                 size = int(np.prod(shape))
@@ -128,7 +130,7 @@ class TwoBitCompression:
         """L2 norm over all of ``key``'s residuals (every position together), as a float."""
         total = 0.0
         for arr in self.residuals(key):
-            flat = arr._data.reshape(-1).astype(np.float64)
+            flat = arr.handle.reshape(-1).astype(np.float64)
             total += float(flat @ flat)
         return math.sqrt(total)
 

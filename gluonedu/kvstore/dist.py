@@ -76,6 +76,7 @@ from ..ndarray import NDArray
 from ..files import atomic_write
 from ..ndarray.sparse import RowSparseNDArray
 from ..optimizer import get_updater
+from ..optimizer.optimizer import merge_update_counts
 from ..optimizer.serialization import dumps_states, loads_states
 from .base import KVStoreBase, check_push_storage, optimizer_capability
 from .compression import compressed_nbytes, create_compression
@@ -343,7 +344,7 @@ class DistKVStore(KVStoreBase):
                                  "stored shape %s" % (key, v.shape, layout.shape))
         if all(v.stype == 'row_sparse' for v in values):
             return KVStore._sum_row_sparse(values, cpu(0), layout.dtype)
-        hosts = [_backend.to_host(v.tostype('default')._data) for v in values]
+        hosts = [_backend.to_host(v.tostype('default').handle) for v in values]
         if len(hosts) == 1:
             # No copy: Ray copies the array when the push is sent.
             return hosts[0].astype(layout.dtype, copy=False)
@@ -363,7 +364,7 @@ class DistKVStore(KVStoreBase):
                                         merged.indices.asnumpy(), layout.shape))]
         if self._compression is not None:
             sent = self._compression.quantize(key, 0, NDArray(merged, cpu(0)))
-            flat = sent._data.reshape(-1)
+            flat = sent.handle.reshape(-1)
             return [(p, ('2bit', pack_2bit(flat[p.start:p.stop]),
                          (p.stop - p.start,) if layout.split else layout.shape))
                     for p in layout.pieces]
@@ -474,7 +475,7 @@ class DistKVStore(KVStoreBase):
                     continue
                 whole = _assembled(layout, parts) if whole is None else whole
                 o[:] = NDArray(np.array(whole, copy=True), o.context).tostype('row_sparse')
-            elif layout.split and o._data.flags.c_contiguous:
+            elif layout.split and o.handle.flags.c_contiguous:
                 flat = o.reshape((-1,))   # a view of o
                 for piece, part in zip(layout.pieces, parts):
                     flat[piece.start:piece.stop] = part
@@ -600,7 +601,7 @@ class DistKVStore(KVStoreBase):
             states[key] = _to_device(host, cpu(0))
         optimizer = answers[0][1]
         for _, other in answers[1:]:
-            _merge_counts(optimizer, other)
+            merge_update_counts(optimizer, other)
         return states, optimizer
 
     def load_optimizer_states(self, fname):
@@ -738,12 +739,3 @@ def _state_piece(state, piece):
         items = [_state_piece(s, piece) for s in state]
         return tuple(items) if isinstance(state, tuple) else items
     return state
-
-
-def _merge_counts(optimizer, other):
-    """Fold ``other``'s update counters into ``optimizer`` (the largest count wins)."""
-    for device, counts in other._all_index_update_counts.items():
-        mine = optimizer._all_index_update_counts.setdefault(device, {})
-        for index, count in counts.items():
-            mine[index] = max(mine.get(index, 0), count)
-    optimizer.num_update = max(optimizer.num_update, other.num_update)

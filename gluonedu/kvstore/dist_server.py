@@ -187,10 +187,10 @@ class KVServer:
                                          for v in values) and stored.stype == 'default':
             # The sum becomes the value: add in place, ((v0 + v1) + v2) + … as the store
             # would, without its intermediate copy (a large key is one copy fewer).
-            target = stored._data
-            target[...] = values[0]._data
+            target = stored.handle
+            target[...] = values[0].handle
             for v in values[1:]:
-                target += v._data
+                target += v.handle
         else:
             self._kv.push(shard, values)
         self._versions[shard] += 1
@@ -304,7 +304,7 @@ class KVServer:
             rows = stored.asnumpy()[wanted]
             return rows, wanted
         self._kv.row_sparse_pull(shard, out=out, row_ids=NDArray(wanted, self._ctx))
-        return out._values.copy(), out._indices.copy()
+        return out.data.handle.copy(), out.indices.handle.copy()
 
     # ------------------------------------------------------------------ optimizer states
     async def get_states(self):

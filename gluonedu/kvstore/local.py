@@ -54,6 +54,7 @@ from types import MappingProxyType
 
 import numpy as np
 
+from .. import _backend
 from ..base import MXNetError
 from ..context import cpu_pinned
 from ..instrument.events import BUS
@@ -73,7 +74,7 @@ _SOURCE = 'kvstore'
 def _nbytes(value):
     """Bytes one device sends for ``value`` without compression."""
     if isinstance(value, RowSparseNDArray):
-        return value._values.nbytes + value._indices.nbytes
+        return value.data.handle.nbytes + value.indices.handle.nbytes
     return value.size * np.dtype(value.dtype).itemsize
 
 
@@ -82,7 +83,7 @@ def _host_or_copy(raw, src, dst):
     contexts (CPU memory is shared), else a copy."""
     if src.device_type != 'gpu' and dst.device_type != 'gpu':
         return raw
-    return NDArray(raw, src).copyto(dst)._data
+    return NDArray(raw, src).copyto(dst).handle
 
 
 def _as_list(value, what):
@@ -209,7 +210,7 @@ class KVStore(KVStoreBase):
             if self._updater is not None:
                 self._updater(k, merged, stored)
             elif merged.stype == stored.stype == 'default':
-                stored._data[...] = merged._data
+                stored.handle[...] = merged.handle
             else:  # row-sparse: the merged rows become the stored value (as MXNet)
                 self._store[k] = merged
             if listening and BUS.wants('kv_push'):
@@ -229,8 +230,8 @@ class KVStore(KVStoreBase):
         dtype = np.dtype(stored.dtype)
         if all(v.stype == 'row_sparse' for v in values):
             return self._sum_row_sparse(values, home, dtype)
-        xp = stored._xp
-        moved = [v.as_in_context(home).tostype('default')._data.astype(dtype, copy=False)
+        xp = _backend.array_module(stored.context)
+        moved = [v.as_in_context(home).tostype('default').handle.astype(dtype, copy=False)
                  for v in values]
         return NDArray(self._sum_dense(xp, moved, dtype), home)
 
@@ -258,9 +259,9 @@ class KVStore(KVStoreBase):
     @staticmethod
     def _sum_row_sparse(values, home, dtype):
         moved = [v.copyto(home) for v in values]
-        xp = moved[0]._xp
-        indices = xp.concatenate([v._indices for v in moved])
-        rows = xp.concatenate([v._values.astype(dtype, copy=False) for v in moved])
+        xp = _backend.array_module(moved[0].context)
+        indices = xp.concatenate([v.indices.handle for v in moved])
+        rows = xp.concatenate([v.data.handle.astype(dtype, copy=False) for v in moved])
         unique, inverse = xp.unique(indices, return_inverse=True)
         summed = xp.zeros((unique.shape[0],) + moved[0].shape[1:], dtype=dtype)
         xp.add.at(summed, inverse.reshape(-1), rows)
@@ -459,18 +460,18 @@ class KVStore(KVStoreBase):
         if out.stype != 'row_sparse':
             raise MXNetError("row_sparse_pull writes into RowSparseNDArrays, got a %s output "
                              "for key %r; use pull for dense outputs" % (out.stype, key))
-        xp = stored._xp
+        xp = _backend.array_module(stored.context)
         wanted = np.unique(row_ids.asnumpy().astype(np.int64).reshape(-1))
         if wanted.size and (wanted[0] < 0 or wanted[-1] >= stored.shape[0]):
             raise MXNetError("row_sparse_pull: row ids must lie in [0, %d), got %s"
                              % (stored.shape[0], wanted.tolist()))
         wanted = xp.asarray(wanted)
-        data = xp.zeros((wanted.shape[0],) + stored.shape[1:], dtype=stored._values.dtype)
-        held = stored._indices
+        data = xp.zeros((wanted.shape[0],) + stored.shape[1:], dtype=stored.dtype)
+        held = stored.indices.handle
         pos = xp.searchsorted(held, wanted)
         found = pos < held.shape[0]
         found[found] = held[pos[found]] == wanted[found]
-        data[found] = stored._values[pos[found]]
+        data[found] = stored.data.handle[pos[found]]
         return RowSparseNDArray(data, wanted, stored.shape, stored.context)
 
     # ------------------------------------------------------------------ optimizer
@@ -483,7 +484,7 @@ class KVStore(KVStoreBase):
         for it unless created with ``fused=False``); the numbers are the same.
         """
         if fused:
-            from ..optimizer._fused import FusedUpdater
+            from ..optimizer import FusedUpdater
             self._set_updater(FusedUpdater(optimizer))
         else:
             from ..optimizer import get_updater

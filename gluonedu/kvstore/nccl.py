@@ -21,11 +21,11 @@ _NCCL_DTYPES = {'float16': 'NCCL_FLOAT16', 'float32': 'NCCL_FLOAT32', 'float64':
 
 def nccl_module():
     """CuPy's NCCL bindings, or an MXNetError saying what is missing."""
-    cupy = _backend._import_cupy()
+    cupy = _backend.import_cupy()
     if cupy is None:
         raise MXNetError("kvstore 'nccl' needs CuPy, which could not be imported (%s); "
                          "install CuPy on a machine with NVIDIA GPUs, or use kvstore='device'"
-                         % (_backend._cupy_error,))
+                         % (_backend.cupy_import_error(),))
     try:
         from cupy.cuda import nccl
     except Exception as err:  # CuPy built without NCCL, or libnccl missing
@@ -90,7 +90,7 @@ class NCCLKVStore(KVStore):
         sends = []
         for v in values:
             with _backend.device_scope(v.context):
-                sends.append(cupy.ascontiguousarray(v._data.astype(dtype, copy=False)))
+                sends.append(cupy.ascontiguousarray(v.handle.astype(dtype, copy=False)))
         with _backend.device_scope(home):
             result = cupy.empty(stored.shape, dtype=dtype)
         root = device_ids.index(home.device_id)

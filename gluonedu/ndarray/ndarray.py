@@ -231,21 +231,13 @@ class NDArray:
             grad = _filled(0, self.shape, self._ctx, self.dtype)
         else:
             grad = sparse.zeros(stype, self.shape, ctx=self._ctx, dtype=self.dtype)
-        _mark_variable(self, grad, grad_req)
+        mark_variable(self, grad, grad_req)
 
     def backward(self, out_grad=None, retain_graph=False, train_mode=True):
         """Compute the gradients of this array with respect to the recorded variables."""
         from .. import autograd
         autograd.backward([self], None if out_grad is None else [out_grad],
                           retain_graph=retain_graph, train_mode=train_mode)
-
-    def _write_grad(self, grad):
-        """Write an incoming gradient into this variable's buffer, per its grad_req."""
-        buf = self._grad
-        if isinstance(grad, _graph.RowGrad) and buf.stype == 'default':
-            grad = grad.todense(self._xp)
-        buf._store_grad(grad, add=(self._grad_req == 'add'))
-        self._fresh_grad = True
 
     def _store_grad(self, grad, add):
         if grad.dtype != self._data.dtype:
@@ -484,13 +476,82 @@ def _check_grad_req(grad_req):
         raise ValueError("grad_req must be one of 'write', 'add' or 'null', got %r" % (grad_req,))
 
 
-def _mark_variable(arr, grad, grad_req):
+# ---------------------------------------------------------------------- for the layers above
+# What autograd, the optimizer's flat layouts, the stores and the Trainer need of an
+# NDArray beyond MXNet's API; module functions, not in __all__ (so not in ``mx.nd``).
+
+def mark_variable(arr, grad, grad_req):
     """Make ``arr`` a leaf variable whose gradient goes to ``grad``."""
     _check_grad_req(grad_req)
     arr._node = None
     arr._grad = grad
     arr._grad_req = grad_req
     arr._fresh_grad = False
+
+
+def is_variable(arr):
+    """Whether ``arr`` is a variable of differentiation (attach_grad with a grad_req
+    other than 'null')."""
+    return arr._grad_req is not None and arr._grad_req != 'null'
+
+
+def write_grad(var, grad):
+    """Write the raw gradient ``grad`` that backward computed into variable ``var``'s
+    buffer, per its grad_req, and mark the gradient fresh (the Trainer's stale check)."""
+    buf = var._grad
+    if isinstance(grad, _graph.RowGrad) and buf.stype == 'default':
+        grad = grad.todense(var._xp)
+    buf._store_grad(grad, add=(var._grad_req == 'add'))
+    var._fresh_grad = True
+
+
+def holds_handles(arrays, handles):
+    """Whether each of ``arrays`` still holds, as its data, the very raw array of
+    ``handles`` at its position (nobody gave it other storage since)."""
+    for arr, handle in zip(arrays, handles):   # a loop: checked on every step
+        if arr._data is not handle:
+            return False
+    return True
+
+
+def has_fresh_grad(arr):
+    """Whether backward has written ``arr``'s gradient since the last update."""
+    return arr._fresh_grad
+
+
+def mark_grad_used(arr):
+    """Mark ``arr``'s gradient as used by an update (stale until backward writes it)."""
+    arr._fresh_grad = False
+
+
+def set_handle(arr, handle):
+    """Make ``arr`` hold ``handle`` — a NumPy/CuPy array of its shape and dtype, on its
+    device — as its data from now on, without a copy: the flat layouts make parameters'
+    arrays views of one buffer this way."""
+    if not isinstance(handle, arr._xp.ndarray) or handle.shape != arr._data.shape or \
+            handle.dtype != arr._data.dtype:
+        raise ValueError("set_handle: an NDArray of shape %s and dtype %s on %s cannot hold "
+                         "a %s" % (arr._data.shape, arr._data.dtype, arr._ctx, _described(handle)))
+    arr._data = handle
+    _REBINDS[0] += 1
+
+
+_REBINDS = [0]   # how many times set_handle gave an NDArray other storage
+
+
+def rebind_count():
+    """How many times :func:`set_handle` has given an NDArray other storage in this
+    process: while the count stays the same, every NDArray holds the data it held (an
+    NDArray's storage changes nowhere else)."""
+    return _REBINDS[0]
+
+
+def _described(value):
+    if hasattr(value, 'shape') and hasattr(value, 'dtype'):
+        return '%s.%s of shape %s and dtype %s' % (type(value).__module__.split('.')[0],
+                                                   type(value).__name__, value.shape,
+                                                   value.dtype)
+    return type(value).__name__
 
 
 def _move(data, src_ctx, dst_ctx, copy):
@@ -549,7 +610,8 @@ def _unbroadcast(xp, grad, shape):
     return grad.reshape(shape)
 
 
-def _check_same_device(op, arrays):
+def check_same_device(op, arrays):
+    """MXNetError unless all ``arrays`` live on one context (``op`` names the caller)."""
     first = arrays[0]
     for other in arrays[1:]:
         if other._ctx != first._ctx:

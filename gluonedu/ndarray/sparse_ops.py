@@ -41,7 +41,7 @@ from .. import _backend
 from ..base import MXNetError
 from . import _graph, ops
 from .csr import CSRNDArray, from_dense
-from .ndarray import NDArray, _check_same_device
+from .ndarray import NDArray, check_same_device
 from .ops.binary import apply as binary_op
 from .ops.reduce import reduction_axes
 from .registry import check_arrays
@@ -94,7 +94,7 @@ def _write_out(result, out):
 
 
 def _check_pair(op, lhs, rhs):
-    _check_same_device(op, [lhs, rhs])
+    check_same_device(op, [lhs, rhs])
     if np.dtype(lhs.dtype) != np.dtype(rhs.dtype):
         raise MXNetError("%s: inputs have different dtypes (%s and %s); convert one with "
                          ".astype('%s') first" % (op, np.dtype(lhs.dtype), np.dtype(rhs.dtype),

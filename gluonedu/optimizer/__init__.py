@@ -31,3 +31,6 @@ from .lbsgd import LBSGD
 from .lamb import LAMB
 from . import update_ops, multi_update_ops  # noqa: F401 (declare nd.sgd_update, ...)
 __all__ += ['Ftrl', 'FTML', 'LARS', 'LBSGD', 'LAMB']
+# The Updater of the fast path (the Trainer's and the store's default; gluonedu only,
+# so not in __all__).
+from ._fused import FusedUpdater  # noqa: E402,F401

@@ -2,7 +2,7 @@
 
 A :class:`FlatGroup` holds, for one (context, dtype) group of parameters, one contiguous
 buffer for their weights and one for their gradients. Every parameter's NDArrays are
-then *views* into those buffers (their ``_data`` is re-pointed), so the model, autograd
+then *views* into those buffers (``ndarray.set_handle``), so the model, autograd
 and the reference optimizer see exactly the arrays they saw before, while a fused step
 — or an all-reduce in a KVStore — touches each buffer with a constant number of calls
 however many parameters there are.
@@ -23,6 +23,9 @@ a group checks :meth:`FlatGroup.is_current` (an identity check per array) and bu
 again from the new arrays.
 """
 import numpy as np
+
+from .. import _backend
+from ..ndarray.ndarray import holds_handles, rebind_count, set_handle
 
 __all__ = ['FlatGroup', 'FlatReduction', 'CHUNK', 'flatten', 'sum_and_copy']
 
@@ -59,9 +62,9 @@ def flatten(xp, arrays, dtype, offsets):
     """One buffer holding ``arrays`` (NDArrays) end to end; each re-pointed to its view."""
     buffer = xp.empty(int(offsets[-1]), dtype=dtype)
     for array, lo, hi in zip(arrays, offsets[:-1], offsets[1:]):
-        view = buffer[lo:hi].reshape(array._data.shape)
-        view[...] = array._data
-        array._data = view
+        view = buffer[lo:hi].reshape(array.shape)
+        view[...] = array.handle
+        set_handle(array, view)
     return buffer
 
 
@@ -79,15 +82,16 @@ class FlatGroup:
 
     def __init__(self, indices, weights, grads):
         self.indices = tuple(indices)
-        self.xp = weights[0]._xp
         self.context = weights[0].context
-        sizes = np.array([w._data.size for w in weights], dtype=np.int64)
+        self.xp = _backend.array_module(self.context)
+        sizes = np.array([w.size for w in weights], dtype=np.int64)
         self._set_segments(sizes)
-        self.weight = flatten(self.xp, weights, weights[0]._data.dtype, self.offsets)
-        self.grad = flatten(self.xp, grads, grads[0]._data.dtype, self.offsets)
+        self.weight = flatten(self.xp, weights, weights[0].dtype, self.offsets)
+        self.grad = flatten(self.xp, grads, grads[0].dtype, self.offsets)
         self.weights, self.grads = list(weights), list(grads)
-        self._weight_views = [w._data for w in weights]
-        self._grad_views = [g._data for g in grads]
+        self._weight_views = [w.handle for w in weights]
+        self._grad_views = [g.handle for g in grads]
+        self._views_checked = rebind_count()   # the count at which they were held
         self._slices = {}
 
     def _set_segments(self, sizes):
@@ -112,10 +116,20 @@ class FlatGroup:
     def is_current(self, weights, grads):
         """Whether ``weights``/``grads`` are still exactly the arrays viewing our buffers."""
         return (len(weights) == len(self.weights)
-                and all(a is b and a._data is v for a, b, v in
-                        zip(weights, self.weights, self._weight_views))
-                and all(a is b and a._data is v for a, b, v in
-                        zip(grads, self.grads, self._grad_views)))
+                and all(a is b for a, b in zip(weights, self.weights))
+                and all(a is b for a, b in zip(grads, self.grads))
+                and self.views_held())
+
+    def views_held(self):
+        """Whether our weights and gradients still hold the views of our buffers (looked
+        at again only after some NDArray was given other storage)."""
+        count = rebind_count()
+        if count != self._views_checked:
+            if not (holds_handles(self.weights, self._weight_views) and
+                    holds_handles(self.grads, self._grad_views)):
+                return False
+            self._views_checked = count
+        return True
 
     def segments(self, start, stop):
         """The group of parameters ``start:stop`` (positions in this group): a FlatGroup
@@ -133,6 +147,7 @@ class FlatGroup:
             part.weights, part.grads = self.weights[start:stop], self.grads[start:stop]
             part._weight_views = self._weight_views[start:stop]
             part._grad_views = self._grad_views[start:stop]
+            part._views_checked = self._views_checked
             part._slices = {}
             self._slices[(start, stop)] = part
         return part

@@ -497,6 +497,17 @@ def _named_arrays(state, kind):
             yield from _named_arrays(part, kind)
 
 
+def merge_update_counts(optimizer, other):
+    """Fold ``other``'s per-device, per-index update counts into ``optimizer``'s (the
+    larger count wins), and its ``num_update``: a distributed store joins the counters
+    its servers kept."""
+    for device, counts in other._all_index_update_counts.items():
+        mine = optimizer._all_index_update_counts.setdefault(device, {})
+        for index, count in counts.items():
+            mine[index] = max(mine.get(index, 0), count)
+    optimizer.num_update = max(optimizer.num_update, other.num_update)
+
+
 def rebuilt(like, items):
     """A container like ``like`` (a list, a tuple, a state NamedTuple) holding ``items``."""
     if isinstance(like, list):

@@ -143,7 +143,7 @@ def test_loss_scaler_overflow_skips_the_step_and_is_reported():
         trainer.step(2)
     np.testing.assert_array_equal(net.hidden.weight.data().asnumpy(), before)
     assert [e.values['loss_scale'] for e in events] == [2.0 ** 16]
-    assert trainer._amp_loss_scaler.loss_scale == 2.0 ** 16  # halves from the next step on
+    assert trainer.loss_scaler.loss_scale == 2.0 ** 16  # halves from the next step on
 
 
 def test_no_subscriber_means_no_event_is_built(monkeypatch):

@@ -75,7 +75,7 @@ class FlatRun:
         self.state_buffers = {}   # name -> flat buffer, 'weight_fp32' included
         for j, name in enumerate(names):
             arrays = [n[j][1] for n in named]
-            self.state_buffers[name] = flatten(self.xp, arrays, arrays[0]._data.dtype,
+            self.state_buffers[name] = flatten(self.xp, arrays, arrays[0].dtype,
                                                self.offsets)
         self._states = list(states)
         self.multi_precision = 'weight_fp32' in self.state_buffers
@@ -287,19 +287,19 @@ class LazyRun:
         named = dict(self.optimizer.named_states(self._states[k]))
         master = named.pop('weight_fp32', None)
         sparse = grad.stype == 'row_sparse'
-        g = grad._values if sparse else grad._data
-        available = {name: array._data for name, array in named.items()}
-        available['weight'] = (master if self.multi_precision else weight)._data
+        g = grad.data.handle if sparse else grad.handle
+        available = {name: array.handle for name, array in named.items()}
+        available['weight'] = (master if self.multi_precision else weight).handle
         available['grad'] = g.astype(np.float32) if self.multi_precision else g
         bound, per_parameter, constants = kernel.bind(available, scalars)
         values = [f32(_per_parameter(p, len(self.indices))[k]) for p in per_parameter] + \
             [f32(c) for c in constants]
         if sparse:
-            _update_rows(self._backend, kernel, bound, grad._indices, values)
+            _update_rows(self._backend, kernel, bound, grad.indices.handle, values)
         else:
             _update_all(self._backend, kernel, bound, values)
         if self.multi_precision:  # the reference casts the whole master copy back
-            weight._data[...] = master._data
+            weight.handle[...] = master.handle
 
 
 def _update_rows(backend, kernel, arrays, rows, values):
