@@ -84,3 +84,25 @@ def test_the_trainer_lays_out_again_after_the_updater_took_its_arrays():
     trainer.step(2)
     for p, e in zip(trainer.params, expected):
         np.testing.assert_allclose(p.data().asnumpy(), e, rtol=1e-6, atol=1e-7)
+
+
+def test_set_handle_is_the_only_place_an_ndarrays_storage_changes():
+    """What makes rebind_count() sound: ``_data`` is assigned in NDArray.__init__ and in
+    set_handle, nowhere else in the ndarray package (other packages cannot reach it:
+    tests/test_private_access.py)."""
+    import ast
+    import pathlib
+    import gluonedu.ndarray
+    assigning = []
+    for path in pathlib.Path(gluonedu.ndarray.__file__).parent.rglob('*.py'):
+        tree = ast.parse(path.read_text())
+        for function in ast.walk(tree):
+            if not isinstance(function, ast.FunctionDef):
+                continue
+            for node in ast.walk(function):
+                # (``x._data += y`` adds in place: the array stays the same object)
+                targets = node.targets if isinstance(node, ast.Assign) else \
+                    [node.target] if isinstance(node, ast.AnnAssign) else []
+                if any(isinstance(t, ast.Attribute) and t.attr == '_data' for t in targets):
+                    assigning.append((path.name, function.name))
+    assert sorted(set(assigning)) == [('ndarray.py', '__init__'), ('ndarray.py', 'set_handle')]
