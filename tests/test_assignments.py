@@ -4,6 +4,10 @@
   unique ``<prefix>-ex<k>-<part>`` grade ids, an autograded test cell after each answer,
   the exercises at the end of the notebook, and at least three of them in any notebook
   that has one.
+* A predict-then-run exercise grades the prediction before showing the outcome: its test
+  cell prints nothing and a locked ``reveal`` cell after it runs the experiment; each such
+  exercise, and at least one exercise per notebook, has a manually graded ``explain``
+  cell whose rubric is in docs/exercises.md.
 * ``scripts/assignments.py`` generates every student version; none holds solution code,
   hidden tests or outputs.
 * For every notebook with exercises, nbgrader's autograder gives the instructor version
@@ -24,6 +28,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / 'scripts'))
 
 import assignments  # noqa: E402
+import exercises as ex  # noqa: E402
 
 NOTEBOOKS = assignments.curriculum_notebooks()
 
@@ -32,7 +37,9 @@ NOTEBOOKS = assignments.curriculum_notebooks()
 EVERY_NOTEBOOK_HAS_EXERCISES = True
 
 MIN_EXERCISES = 3
-GRADE_ID = re.compile(r'^(?P<prefix>[A-Za-z0-9_]+)-ex(?P<number>\d+)-(?P<part>[a-z]+\d*)$')
+GRADE_ID = ex.GRADE_ID
+RUBRICS = (REPO / 'docs' / 'exercises.md').read_text(encoding='utf-8') + ''.join(
+    p.read_text(encoding='utf-8') for p in sorted((REPO / 'docs' / 'rubrics').glob('*.md')))
 MARKERS = ('### BEGIN SOLUTION', '### END SOLUTION', '### BEGIN HIDDEN TESTS',
            '### END HIDDEN TESTS')
 
@@ -43,12 +50,6 @@ def _read(path):
 
 def _meta(cell):
     return cell.get('metadata', {}).get('nbgrader')
-
-
-def _exercise_numbers(nb):
-    """The numbers k of the exercises that have an autograded test cell."""
-    return sorted({int(GRADE_ID.match(_meta(c)['grade_id'])['number']) for c in nb.cells
-                   if _meta(c) and _meta(c).get('grade') and GRADE_ID.match(_meta(c)['grade_id'])})
 
 
 def _has_graded_cells(path):
@@ -64,49 +65,82 @@ def _ids(paths):
 
 # ------------------------------------------------------------------ the conventions
 
+#: What each part's nbgrader metadata must say (docs/exercises.md's table).
+PART_RULES = {
+    'text': dict(cell_type='markdown', grade=False, solution=False, locked=True),
+    'answer': dict(cell_type='code', grade=False, solution=True, locked=False),
+    'tests': dict(cell_type='code', grade=True, solution=False, locked=True),
+    'explain': dict(cell_type='markdown', grade=True, solution=True, locked=False),
+    'reveal': dict(cell_type='code', grade=False, solution=False, locked=True),
+}
+
+
 @pytest.mark.parametrize('path', NOTEBOOKS, ids=_ids(NOTEBOOKS))
 def test_exercise_cells_follow_the_conventions(path):
-    cells = _read(path).cells
+    nb = _read(path)
+    cells = nb.cells
     graded = [(i, c) for i, c in enumerate(cells) if _meta(c)]
     if not graded:
         return
     ids = [_meta(c)['grade_id'] for _, c in graded]
     assert len(ids) == len(set(ids)), 'grade_ids must be unique: %s' % ids
-    bad = [g for g in ids if not GRADE_ID.match(g)]
-    assert not bad, 'grade_ids must read <prefix>-ex<k>-<part> (e.g. 01-ex2-answer): %s' % bad
+    bad = [g for g in ids if not GRADE_ID.match(g) or GRADE_ID.match(g)['part'] not in ex.PARTS]
+    assert not bad, ('grade_ids must read <prefix>-ex<k>-<part>, part one of %s (e.g. '
+                     '01-ex2-answer): %s' % (', '.join(ex.PARTS), bad))
     prefixes = {GRADE_ID.match(g)['prefix'] for g in ids}
     assert len(prefixes) == 1, 'one grade_id prefix per notebook, got %s' % sorted(prefixes)
     for i, cell in graded:
         meta = _meta(cell)
+        part = GRADE_ID.match(meta['grade_id'])['part']
         where = '%s cell %d (%s)' % (path.name, i, meta['grade_id'])
         assert meta.get('schema_version') == 3, where
-        if meta.get('solution'):
+        for key, value in PART_RULES[part].items():
+            got = cell.cell_type if key == 'cell_type' else bool(meta.get(key))
+            assert got == value, '%s: a %s cell has %s=%s' % (where, part, key, value)
+        if part == 'answer':
             assert cell.source.count('### BEGIN SOLUTION') == \
-                cell.source.count('### END SOLUTION') >= 1, where + ': solution markers'
-            assert not meta.get('locked'), where + ': an answer cell must not be locked'
+                cell.source.count('### END SOLUTION') == 1, where + ': solution markers'
         if meta.get('grade'):
-            assert cell.cell_type == 'code' and meta.get('points', 0) > 0, where
-            assert meta.get('locked'), where + ': a test cell must be locked'
+            assert meta.get('points', 0) > 0, where + ': no points'
+        if part == 'tests':
             assert cell.source.count('### BEGIN HIDDEN TESTS') == \
                 cell.source.count('### END HIDDEN TESTS'), where + ': hidden-test markers'
+        if part == 'explain':
+            assert '**%s**' % meta['grade_id'] in RUBRICS, (
+                '%s: docs/exercises.md has no rubric for it (a line starting **%s**)'
+                % (where, meta['grade_id']))
+            assert cell.source.strip(), where + ': write the model answer in it'
     # The exercises come last: after the first exercise cell, every code cell is one.
     first = graded[0][0]
     lesson_after = [i for i, c in enumerate(cells[first:], first)
                     if c.cell_type == 'code' and not _meta(c)]
     assert not lesson_after, ('%s: code cells %s follow the first exercise; the exercises '
                               'must end the notebook' % (path.name, lesson_after))
-    # Each exercise: an answer cell, then (not necessarily at once) its test cell.
-    numbers = _exercise_numbers(_read(path))
-    for k in numbers:
-        parts = [(i, _meta(c)) for i, c in graded
-                 if int(GRADE_ID.match(_meta(c)['grade_id'])['number']) == k]
-        answers = [i for i, m in parts if m.get('solution')]
-        tests = [i for i, m in parts if m.get('grade')]
-        assert answers and tests and min(answers) < min(tests), \
-            '%s exercise %d needs an answer cell before its test cell' % (path.name, k)
-    assert len(numbers) >= MIN_EXERCISES, (
+    found = ex.exercises(nb)
+    for k, exercise in found.items():
+        where = '%s exercise %d' % (path.name, k)
+        answers, tests = exercise.indices('answer'), exercise.indices('tests')
+        assert len(exercise.indices('text')) == 1, where + ' needs one text cell'
+        heading = ex.HEADING.match(cells[exercise.indices('text')[0]].source)
+        assert heading and int(heading['number']) == k, (
+            where + "'s text starts with '### Exercise %d · <kind>: <title>'" % k)
+        if tests:
+            assert answers and min(answers) < min(tests), where + ' needs an answer before its tests'
+        else:
+            assert exercise.indices('explain'), where + ' has neither tests nor an explanation'
+        if exercise.predicted_letter(nb) is not None:
+            # The outcome is shown only after the prediction is graded.
+            assert tests and all(not cells[i].outputs for i in tests), (
+                where + ': a prediction\'s test cell shows nothing (the reveal cell does)')
+            reveals = exercise.indices('reveal')
+            assert reveals and min(reveals) > max(tests), where + ' needs a reveal cell after its tests'
+            assert exercise.indices('explain'), where + ': a prediction asks for its reason'
+    autograded = [k for k, e in found.items() if e.indices('tests')]
+    assert len(autograded) >= MIN_EXERCISES, (
         '%s has %d autograded exercise(s); a notebook with exercises has at least %d '
-        '(predict-then-run, modify, stretch)' % (path.name, len(numbers), MIN_EXERCISES))
+        '(predict-then-run, modify, stretch)' % (path.name, len(autograded), MIN_EXERCISES))
+    assert any(e.indices('explain') for e in found.values()), (
+        '%s: at least one exercise asks for an explanation, graded by hand' % path.name)
 
 
 def test_every_notebook_has_exercises():
@@ -158,7 +192,8 @@ def test_student_versions_hold_no_solution_code(course, path):
         left = (_split(theirs.source)[1] & hidden) - shown
         assert not left, '%s: the student version keeps %s' % (where, sorted(left))
         if (_meta(mine) or {}).get('solution'):
-            assert 'raise NotImplementedError()' in theirs.source, where
+            blank = 'raise NotImplementedError()' if mine.cell_type == 'code' else 'YOUR ANSWER HERE'
+            assert blank in theirs.source, where
 
 
 # ------------------------------------------------------------------ autograding
@@ -186,7 +221,10 @@ def test_autograder_gives_full_marks_to_solutions_and_zero_to_the_blank_exercise
     graded, scores = results['instructor']
     nb, errors, ran = _errors(graded)
     assert ran and not errors, 'the instructor version failed in cells %s' % errors
-    assert scores and all(score == top for score, top in scores.values()), scores
+    manual = {m['grade_id'] for m in map(_meta, nb.cells)
+              if m and m.get('grade') and m.get('solution')}
+    auto = {g: s for g, s in scores.items() if g not in manual}
+    assert auto and all(score == top for score, top in auto.values()), auto
 
     graded, scores = results['student']
     nb, errors, ran = _errors(graded)
@@ -195,7 +233,7 @@ def test_autograder_gives_full_marks_to_solutions_and_zero_to_the_blank_exercise
     assert set(errors) <= exercise_cells, (
         'cells outside the exercises fail in the student version: %s'
         % {i: e for i, e in errors.items() if i not in exercise_cells})
-    passing = {grade_id: s for grade_id, s in scores.items() if s[0] != 0}
+    passing = {grade_id: s for grade_id, s in scores.items() if s[0]}
     assert not passing, ('these tests pass without an answer: %s; a test must need the '
                          "student's work" % sorted(passing))
     assert len(scores) >= MIN_EXERCISES

@@ -9,9 +9,10 @@ from .plots import (plot_trajectories, plot_losses, contour_levels, plot_lr, plo
                     plot_update_ratio, plot_stale_events, plot_kv_traffic, plot_loss,
                     plot_lr_find)
 from .network import plot_network, print_summary, network_graph
+from .style import STYLE, use_style
 
 __all__ = ['Landscape', 'Quadratic', 'Rosenbrock', 'Rastrigin', 'Beale', 'Himmelblau',
            'Saddle', 'Noisy', 'LANDSCAPES', 'run_optimizer', 'plot_trajectories', 'plot_losses',
            'contour_levels', 'plot_lr', 'plot_norms', 'plot_update_ratio',
            'plot_stale_events', 'plot_kv_traffic', 'plot_loss', 'plot_lr_find',
-           'plot_network', 'print_summary', 'network_graph']
+           'plot_network', 'print_summary', 'network_graph', 'STYLE', 'use_style']

@@ -153,7 +153,7 @@ def contour_levels(landscape, Z=None, levels=30, decades=4.0):
 
 def plot_trajectories(landscape, trajectories, ax=None, levels=30, grid=200,
                       title=None, figsize=(6.5, 5.0), legend=True, steps=100, start=None,
-                      seed=None):
+                      seed=None, aspect='equal'):
     """Draw optimizer paths over the contour lines of ``landscape``; return the Figure.
 
     ``plot_trajectories(landscape, optimizers)``: give the optimizers and they are run
@@ -186,6 +186,9 @@ def plot_trajectories(landscape, trajectories, ax=None, levels=30, grid=200,
         A count (see :func:`contour_levels`) or explicit contour levels.
     grid : int, default 200
         Samples per axis of the contour grid over ``landscape.bounds``.
+    aspect : 'equal' or 'auto', default 'equal'
+        'equal' draws one unit of x as long as one unit of y, so a round bowl looks
+        round and a path's angles are true; 'auto' fills the Axes.
     steps, start, seed :
         For optimizer specs only: the number of updates (default 100), the starting
         point (``landscape.start`` by default) and the random seed (stochastic
@@ -220,6 +223,7 @@ def plot_trajectories(landscape, trajectories, ax=None, levels=30, grid=200,
     (x0, x1), (y0, y1) = landscape.bounds
     ax.set_xlim(x0, x1)
     ax.set_ylim(y0, y1)
+    ax.set_aspect(aspect, adjustable='box')
     ax.set_xlabel('x')
     ax.set_ylabel('y')
     ax.set_title(landscape.name if title is None else title)
