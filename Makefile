@@ -92,7 +92,10 @@ test: export MPLBACKEND          = Agg
 # The notebooks' stored outputs are compared digit for digit, and OpenBLAS's float32 products
 # round differently with the thread count and the CPU kernel it picks: the notebooks are
 # executed (`make execute`) and tested with one thread and Haswell's (AVX2) kernels, the
-# same on every x86-64 machine, whatever its core count.
+# same on every x86-64 machine, whatever its core count. The curriculum runs a second time
+# without these pins (two threads, the machine's own kernels), every lesson's and
+# exercise's asserts checked, in tests/test_exercise_mutants.py: what a lesson asserts
+# must hold on a student's BLAS too.
 test execute: export OPENBLAS_NUM_THREADS = 1
 test execute: export OPENBLAS_CORETYPE    = Haswell
 # Parity tests skip (naming why) without a working oracle, but fail when CI is set.

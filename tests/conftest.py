@@ -4,7 +4,8 @@
 the session (starting Ray takes seconds; the tests share it).
 
 Under pytest-xdist (``make test`` runs ``-n auto --dist loadfile``) each test file, and
-each notebook, runs whole on one worker, so a file's module fixtures (an oracle run, a
+each notebook, runs whole on one worker (tests/test_exercise_mutants.py: each notebook's
+test apart), so a file's module fixtures (an oracle run, a
 generated course) run once and a notebook's cells share one kernel; and every file that
 starts Ray runs on the same worker, so two Ray clusters never start at once.
 """
@@ -12,6 +13,9 @@ import fnmatch
 import importlib.util
 
 import pytest
+
+#: Files whose tests are each a work unit of their own (one notebook's kernel each).
+ONE_UNIT_PER_TEST = ('tests/test_exercise_mutants.py',)
 
 #: Files whose tests start Ray (through ``ray_cluster``, a launcher, a second node, or a
 #: notebook's own cluster).
@@ -26,10 +30,16 @@ def pytest_xdist_make_scheduler(config, log):
     from xdist.scheduler import LoadFileScheduling
 
     class FileOrRayScheduling(LoadFileScheduling):
-        """One work unit per file, except that the files starting Ray form one unit."""
+        """One work unit per file, except that the files starting Ray form one unit and
+        the tests of ONE_UNIT_PER_TEST are a unit each."""
 
         def _split_scope(self, nodeid):
             path = super()._split_scope(nodeid)
+            if path in ONE_UNIT_PER_TEST and nodeid.endswith(']'):
+                # A test parametrized by a notebook stem runs that notebook.
+                notebook = 'notebooks/%s.ipynb' % nodeid[nodeid.rindex('[') + 1:-1]
+                starts_ray = any(fnmatch.fnmatch(notebook, p) for p in STARTS_RAY)
+                return 'ray' if starts_ray else nodeid
             return 'ray' if any(fnmatch.fnmatch(path, p) for p in STARTS_RAY) else path
 
     return FileOrRayScheduling(config, log)

@@ -22,8 +22,13 @@ submission; the lesson and the real answers must pass.
 
 The kernel runs without the BLAS pins of the strict nbval run (two OpenBLAS threads, the
 machine's own kernels), so this is also the curriculum's run on another BLAS
-configuration: the lessons' asserts must hold there too.
+configuration: the lessons' asserts must hold there too. It writes how long the
+notebook's own cells took (lesson and exercises, in seconds) to
+``build/notebook-times/<stem>.json``, which ``scripts/notebook_times.py`` turns into the
+teacher's guide's table of run times.
 """
+import datetime
+import json
 import os
 import runpy
 import sys
@@ -132,6 +137,30 @@ def _build_run(nb, mutants):
     return run, planted
 
 
+def _seconds(cell):
+    """How long the kernel took to run ``cell`` (from nbclient's timing metadata)."""
+    timing = cell.metadata.get('execution', {})
+    start, end = timing.get('iopub.execute_input'), timing.get('shell.execute_reply')
+    if not start or not end:
+        return 0.0
+    parse = datetime.datetime.fromisoformat
+    return (parse(end.replace('Z', '+00:00')) - parse(start.replace('Z', '+00:00'))).total_seconds()
+
+
+def _write_times(path, nb, run):
+    """build/notebook-times/<stem>.json: seconds spent in the lesson's and the exercises'
+    own cells (the wrong submissions not counted)."""
+    times = {'lesson': 0.0, 'exercises': 0.0}
+    for cell in run.cells:
+        if 'original' in cell.metadata:
+            part = 'exercises' if ex.nbgrader(nb.cells[cell.metadata['original']]) else 'lesson'
+            times[part] += _seconds(cell)
+    folder = REPO / 'build' / 'notebook-times'
+    folder.mkdir(parents=True, exist_ok=True)
+    times = {k: round(v, 1) for k, v in times.items()}
+    (folder / (path.stem + '.json')).write_text(json.dumps(times) + '\n')
+
+
 def _error(cell):
     for output in cell.get('outputs', []):
         if output.output_type == 'error':
@@ -150,6 +179,7 @@ def test_wrong_submissions_score_below_full_marks(path):
     client = NotebookClient(run, timeout=600, kernel_name='python3', allow_errors=True,
                             resources={'metadata': {'path': str(path.parent)}})
     client.execute(env=env)
+    _write_times(path, nb, run)
 
     failed = {c.metadata['original']: _error(c) for c in run.cells
               if 'original' in c.metadata and _error(c)}
