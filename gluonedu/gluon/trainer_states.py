@@ -59,8 +59,23 @@ def write_states(fname, data):
     atomic_write(fname, lambda f: f.write(data))
 
 
+def _param_shape(param):
+    """The Parameter's shape, or, when it declares none (``None``: a SymbolBlock's
+    Parameters, whose shapes come with the loaded data, as in MXNet), its data's shape;
+    None when neither is known."""
+    if param.shape is not None:
+        return param.shape
+    try:
+        return tuple(param.list_data()[0].shape)
+    except Exception:   # noqa: BLE001 - no data yet: the shape is not known
+        return None
+
+
 def _shapes_fit(saved, mine):
-    """Whether a saved shape fits a Parameter's (0 marks a dimension not known yet)."""
+    """Whether a saved shape fits a Parameter's (0 marks a dimension not known yet, None
+    the whole shape)."""
+    if mine is None:
+        return True
     if shape_is_known(mine):
         return tuple(saved) == tuple(mine)
     return len(saved) == len(mine) and all(m in (0, -1, s) for s, m in zip(saved, mine))
@@ -100,9 +115,9 @@ def check_states(params, fname, copies=1):
                 shape, dtype = tuple(entry['shape']), np.dtype(entry['dtype'])
             except (KeyError, TypeError):
                 raise bad("its record of parameter %d is damaged" % i) from None
-            if not _shapes_fit(shape, param.shape):
+            if not _shapes_fit(shape, _param_shape(param)):
                 raise bad("parameter %d (%s) was saved with shape %s; here %s has shape %s"
-                          % (i, entry.get('name'), shape, param.name, param.shape))
+                          % (i, entry.get('name'), shape, param.name, _param_shape(param)))
             if entry.get('stype') != param._stype:
                 raise bad("parameter %d (%s) was saved with storage type %s; here %s has %s"
                           % (i, entry.get('name'), str(entry.get('stype'))[:20], param.name,
@@ -127,8 +142,9 @@ def check_states(params, fname, copies=1):
             raise bad("it holds a state for parameter index %r; this Trainer has indices "
                       "0..%d" % (index, len(params) - 1))
         param = params[index]
-        if shape_is_known(param.shape):
-            template = state_template(optimizer, index, param.shape, param.dtype, param._stype)
+        shape = _param_shape(param)
+        if shape_is_known(shape):
+            template = state_template(optimizer, index, shape, param.dtype, param._stype)
             problem = state_mismatch(state, template)
             if problem:
                 raise bad("its state of parameter %d (%s) does not fit %s: %s"
