@@ -78,6 +78,14 @@ class AdamW(Optimizer):
     from the first step, as the paper and PyTorch's ``AdamW`` do; ``epsilon`` is not
     bias-corrected, as in MXNet's Adam.
 
+    **Decoupled from the gradient, not from the learning rate.** One ``learning_rate``
+    multiplies both terms, so the decay per step is ``lr * wd``: changing ``lr`` at a fixed
+    ``wd`` changes how hard the weights are decayed, and the two are tuned together (as
+    with PyTorch's ``AdamW``). The paper's finding that the best λ hardly depends on the
+    best learning rate (its figure 2) is for its own parametrization, in which the swept
+    rate α scales the Adam term only and the decay is multiplied by the schedule
+    multiplier η_t alone; here α is fixed to the bias correction ``c_t``.
+
     As the operator, a step with ``rescale_grad`` 0, NaN or infinite changes nothing
     (weight, ``m`` and ``v`` stay; the update is still counted): a loss scaler can skip
     a step that way. A row-sparse gradient counts as the dense array it stands for.
