@@ -19,7 +19,7 @@ copyright = '2026, ' + author
 extensions = ['sphinx.ext.autodoc', 'sphinx.ext.napoleon', 'myst_nb']
 
 root_doc = 'index'
-include_patterns = ['*.md', 'api/*.md', 'notebooks/[0-9][0-9]_*.ipynb']
+include_patterns = ['*.md', 'api/*.md', 'rubrics/*.md', 'notebooks/[0-9][0-9]_*.ipynb']
 exclude_patterns = ['_build', 'notebooks/.ipynb_checkpoints']
 
 # The notebooks are committed executed: show their saved outputs, run nothing.

@@ -1,9 +1,10 @@
 """The learning-rate range test (a gluonedu addition; MXNet 1.9.1 has none).
 
-From L. Smith, *Cyclical Learning Rates for Training Neural Networks*
-(https://arxiv.org/abs/1506.01186, section 3.3), as fastai's ``lr_find`` runs it: train
-for a few hundred batches while the learning rate grows exponentially from tiny to huge,
-and watch the loss. At first nothing happens (the rate is too small), then the loss falls
+The form fastai's ``lr_find`` gave L. Smith's test (*Cyclical Learning Rates for Training
+Neural Networks*, https://arxiv.org/abs/1506.01186, section 3.3, which raises the rate
+linearly over a few epochs and watches the accuracy): train for about a hundred batches
+while the learning rate grows exponentially from tiny to huge, and watch the smoothed
+loss. At first nothing happens (the rate is too small), then the loss falls
 faster and faster, bottoms out, and finally blows up. A good rate lies where the loss
 falls fastest — well before the bottom, since at the bottom the rate is already about
 to diverge.
