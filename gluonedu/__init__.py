@@ -22,7 +22,6 @@ from . import kvstore
 from . import kvstore as kv
 from . import gluon
 from . import contrib
-from . import test_utils
 from . import metric
 from . import data
 from . import instrument
@@ -30,8 +29,9 @@ from . import instrument
 __version__ = '0.1.0'
 
 
-#: Subpackages loaded on first use: viz and widgets pull in matplotlib and ipywidgets.
-_LAZY_SUBMODULES = ('viz', 'widgets')
+#: Submodules loaded on first use: viz and widgets pull in matplotlib and ipywidgets,
+#: test_utils SciPy's statistics.
+_LAZY_SUBMODULES = ('test_utils', 'viz', 'widgets')
 
 
 def __getattr__(name):

@@ -50,7 +50,7 @@ __all__ = ['default_context', 'set_default_context', 'default_dtype', 'default_r
            'get_mnist', 'get_mnist_ubyte', 'get_mnist_pkl', 'get_cifar10', 'checkShapes',
            'getenv', 'setenv', 'discard_stderr', 'rand_sparse_ndarray', 'create_sparse_array',
            'create_sparse_array_zd', 'shuffle_csr_column_indices', 'assign_each',
-           'assign_each2', 'compare_optimizer', 'locationError', 'array'] + _numeric_all
+           'assign_each2', 'compare_optimizer', 'locationError', 'array', 'ss'] + _numeric_all
 
 
 def default_context():
@@ -766,3 +766,15 @@ def get_cifar10():
     _require([os.path.join('data', 'cifar', name) for name in (
         'train.rec', 'test.rec', 'train.lst', 'test.lst')],
         'http://data.mxnet.io/mxnet/data/cifar10.zip')
+
+
+def __getattr__(name):
+    # MXNet's test_utils.ss is scipy.stats, imported here on first use: it takes a second.
+    if name == 'ss':
+        import scipy.stats
+        return scipy.stats
+    raise AttributeError("module %r has no attribute %r" % (__name__, name))
+
+
+def __dir__():
+    return sorted(set(globals()) | {'ss'})

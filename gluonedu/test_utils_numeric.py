@@ -7,16 +7,11 @@ import numpy as np
 
 from . import ndarray as nd
 
-try:
-    import scipy.stats as ss
-except ImportError:   # the chi-square checks then say what to install
-    ss = None
-
 __all__ = ['create_2d_tensor', 'create_vector', 'get_identity_mat', 'get_identity_mat_batch',
            'new_matrix_with_real_eigvals_2d', 'new_matrix_with_real_eigvals_nd',
            'new_orthonormal_matrix_2d', 'new_sym_matrix_with_real_eigvals_2d',
            'new_sym_matrix_with_real_eigvals_nd', 'gen_buckets_probs_with_ppf',
-           'chi_square_check', 'verify_generator', 'ss']
+           'chi_square_check', 'verify_generator']
 
 
 def create_2d_tensor(rows, columns, dtype=np.int64):
@@ -103,8 +98,10 @@ def chi_square_check(generator, buckets, probs, nsamples=1000000):
     Buckets are ``(low, high)`` ranges (continuous samples; ordered, not overlapping) or
     the values a discrete generator draws.
     """
-    if ss is None:
-        raise ImportError('chi_square_check needs SciPy: pip install scipy')
+    try:
+        import scipy.stats   # here, not at the top: it takes a second to import
+    except ImportError:
+        raise ImportError('chi_square_check needs SciPy: pip install scipy') from None
     if not isinstance(buckets, list) or len(probs) != len(buckets):
         raise AssertionError('chi_square_check takes a list of buckets and one probability '
                              'per bucket')
@@ -119,7 +116,7 @@ def chi_square_check(generator, buckets, probs, nsamples=1000000):
     else:
         samples = np.array(samples)
         observed = np.array([(samples == b).sum() for b in buckets], dtype=np.int64)
-    _, p = ss.chisquare(f_obs=observed, f_exp=expected)
+    _, p = scipy.stats.chisquare(f_obs=observed, f_exp=expected)
     return p, observed, expected
 
 

@@ -25,3 +25,18 @@ def test_ipython_completes_the_lazy_subpackages():
                "last = lambda text: [m.rsplit('.', 1)[-1] for m in ip.complete(text)[1]]\n"
                "print(last('mx.wi'), last('mx.vi'))")
     assert out == "['widgets'] ['viz']"
+
+
+def test_import_loads_no_heavy_library_until_it_is_used():
+    # SciPy's statistics alone took seconds: import gluonedu must stay quick to start.
+    heavy = ('scipy', 'matplotlib', 'pandas', 'numba', 'threadpoolctl', 'sklearn',
+             'ipywidgets', 'IPython', 'ray')
+    out = _run("import sys, gluonedu as mx\n"
+               "heavy = %r\n"
+               "print(sorted(m for m in sys.modules if m.split('.')[0] in heavy))\n"
+               "print('test_utils' in dir(mx), 'gluonedu.test_utils' in sys.modules)\n"
+               "from gluonedu import test_utils\n"
+               "print(mx.test_utils is test_utils, 'scipy.stats' in sys.modules)\n"
+               "print(test_utils.ss.chisquare is __import__('scipy.stats').stats.chisquare)"
+               % (heavy,))
+    assert out.splitlines() == ['[]', 'True False', 'True False', 'True']
