@@ -113,8 +113,27 @@ def test_environment_yml_matches_pyproject():
         for name, spec in _pypi_specs(project["optional-dependencies"][extra]).items():
             assert commented.get(name) == spec, f"environment.yml lacks '# - {name}{spec}'"
 
-    # The project itself is pip-installed (editable) with the extras listed above.
-    assert pip_entries == [f"-e .[{','.join(CONDA_EXTRAS)}]"]
+    # The project itself is pip-installed (editable, on a plain path entry: see the test
+    # below) with the extras listed above.
+    assert pip_entries == [
+        f"-e .[{','.join(CONDA_EXTRAS)}] --config-settings editable_mode=compat"]
+
+
+@pytest.mark.parametrize("folder", ["empty folder", "parent of a clone"])
+def test_a_folder_named_gluonedu_in_the_working_directory_does_not_shadow_it(tmp_path, folder):
+    # Python run where a folder named gluonedu lies (the folder holding the clone) must
+    # still import the installed package, not the folder as an empty namespace package.
+    (tmp_path / "gluonedu").mkdir()
+    if folder == "parent of a clone":
+        (tmp_path / "gluonedu" / "gluonedu").mkdir()
+        (tmp_path / "gluonedu" / "gluonedu" / "__init__.py").write_text(
+            "raise ImportError('imported the clone in the working directory')\n")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    code = "import gluonedu; print(gluonedu.__file__, gluonedu.gluon.Trainer)"
+    proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert str(tmp_path) not in proc.stdout
 
 
 def _free_port() -> int:
