@@ -163,9 +163,7 @@ class Parameter:
             index = self._ctx_index.get(ctx)
             if index is not None:
                 return arr_list[index]
-            raise RuntimeError(
-                "Parameter '%s' was not initialized on context %s. It was only initialized "
-                "on %s." % (self.name, ctx, self._ctx_list))
+            raise RuntimeError(self._wrong_context_message(ctx))
         if self._deferred_init:
             raise DeferredInitializationError(
                 "Parameter '%s' has not been initialized yet because its initialization was "
@@ -177,6 +175,20 @@ class Parameter:
             "Parameter '%s' has not been initialized. Call .initialize() on it, or on the "
             "Block's collect_params() (Block.params misses nested children's Parameters)."
             % self.name)
+
+    def _wrong_context_message(self, ctx):
+        """Why there is no copy on ``ctx``, and how to bring data and Parameter together."""
+        where = self._ctx_list
+        if len(where) == 1:
+            move_data = "x.as_in_context(mx.%s) (or x.copyto(mx.%s))" % (where[0], where[0])
+        else:
+            move_data = ("gluon.utils.split_and_load(x, [%s]), one slice per context"
+                         % ', '.join('mx.%s' % c for c in where))
+        return ("Parameter '%s' was not initialized on context %s. It was only initialized "
+                "on %s. The data and the Parameters must be on the same context: move the "
+                "data with %s, or move the Parameters with "
+                "net.collect_params().reset_ctx(mx.%s)."
+                % (self.name, ctx, where, move_data, ctx))
 
     def _get_row_sparse(self, arr_list, ctx, row_id):
         if not isinstance(row_id, nd.NDArray):

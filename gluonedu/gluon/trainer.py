@@ -592,12 +592,16 @@ class Trainer:
         if BUS.active:
             BUS.emit('stale_grad', 'trainer', param=param.name, context=data.context,
                      raised=1.0)
+        # The first sentence as MXNet words it (what users search for); then the usual
+        # cause, before ignore_stale_grad=True, which would hide a missing backward().
         raise UserWarning(
             "Gradient of Parameter `%s` on context %s has not been updated by backward since "
-            "last `step`. This could mean a bug in your model that made it only use a subset "
-            "of the Parameters (Blocks) for this iteration. If you are intentionally only "
-            "using a subset, call step with ignore_stale_grad=True to suppress this warning "
-            "and skip updating of Parameters with stale gradient" % (param.name, data.context))
+            "last `step`. Each step needs gradients of its own: run the forward pass inside "
+            "`with autograd.record():` and call `loss.backward()` before every "
+            "`trainer.step()`. If backward did run, the forward pass did not use this "
+            "parameter: check that forward calls every layer it should. Only for parameters "
+            "left out of the forward pass on purpose, call step(..., ignore_stale_grad=True), "
+            "which updates the others and skips them." % (param.name, data.context))
 
     def _update(self, ignore_stale_grad=False):
         on_store = bool(self._kvstore and self._update_on_kvstore)

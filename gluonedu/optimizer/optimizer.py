@@ -33,6 +33,7 @@ from .. import ndarray as nd
 from ..base import check_hyperparameter
 from ..instrument.events import BUS
 from ..lr_scheduler import LRScheduler
+from .keywords import unknown_keyword_error
 from .reporting import report_schedule
 
 __all__ = ['Optimizer', 'register', 'create', 'accepts_lists', 'check_hyperparameter',
@@ -207,7 +208,13 @@ class Optimizer:
             raise ValueError("Cannot find optimizer %r. Registered optimizers: %s. Register "
                              "your own with @mx.optimizer.register."
                              % (name, ', '.join(sorted(Optimizer.opt_registry))))
-        return klass(**kwargs)
+        try:
+            return klass(**kwargs)
+        except TypeError as error:
+            advice = unknown_keyword_error(klass, kwargs, error)
+            if advice is None:
+                raise
+            raise advice from None
 
     # ------------------------------------------------------------------ learning rate
     @property

@@ -19,12 +19,12 @@ weight garbage. So every number among a saved object's hyper-parameters must be 
 a flag must be a bool, and :data:`LOADED_RANGES` bounds the ones the constructors leave
 open (docs/divergences.md, "State files: hyper-parameters MXNet would accept").
 """
-import inspect
 import math
 import numbers
 import warnings
 
 from ..base import MXNetError
+from .keywords import constructor_keywords
 
 __all__ = ['rebuild', 'LOADED_RANGES', 'NOT_SAVED']
 
@@ -40,7 +40,7 @@ LOADED_RANGES = {'wd': (0, False), 'rescale_grad': (0, True), 'wd_lh': (0, False
 _STORED_AS = {'learning_rate': 'lr', 'param_idx2name': 'idx2name', 'eps': 'float_stable_eps',
               'pwr': 'power', 'base_lr': 'warmup_final_lr'}
 #: Passed by the caller, not by the file.
-_NOT_FROM_FILE = ('lr_scheduler', 'param_dict', 'sym', 'self')
+_NOT_FROM_FILE = ('lr_scheduler', 'param_dict', 'sym')
 #: Attributes a state file does not hold (the live parameters; an alias of a table).
 #: An optimizer's attributes that a state file leaves out: the Trainer's parameters, an
 #: alias of one device's counts (saved as its device), the log of a step being reported.
@@ -48,20 +48,9 @@ NOT_SAVED = ('param_dict', '_index_update_count', '_step_log')
 
 
 def _constructor_parameters(klass):
-    """``{name: default}`` of the keywords ``klass(...)`` accepts, following ``**kwargs``
-    up the MRO (``inspect.Parameter.empty`` where there is no default)."""
-    found = {}
-    for cls in klass.__mro__:
-        if '__init__' not in vars(cls):
-            continue
-        params = inspect.signature(vars(cls)['__init__']).parameters.values()
-        for p in params:
-            if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) and \
-                    p.name not in found and p.name not in _NOT_FROM_FILE:
-                found[p.name] = p.default
-        if not any(p.kind == p.VAR_KEYWORD for p in params):
-            break
-    return found
+    """``{name: default}`` of the keywords ``klass(...)`` takes from a file."""
+    return {name: default for name, default in constructor_keywords(klass).items()
+            if name not in _NOT_FROM_FILE}
 
 
 def _saved_argument(name, attrs):

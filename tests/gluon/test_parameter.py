@@ -65,6 +65,20 @@ def test_data_on_uninitialised_context_raises_runtime_error():
         p.data(mx.cpu(1))
 
 
+def test_data_on_another_context_says_how_to_bring_them_together():
+    net = gluon.nn.Dense(2, in_units=3)
+    net.initialize(ctx=mx.cpu(1))
+    with pytest.raises(RuntimeError) as info:
+        net(nd.ones((1, 3), ctx=mx.cpu(0)))
+    message = str(info.value)
+    assert 'x.as_in_context(mx.cpu(1))' in message
+    assert 'net.collect_params().reset_ctx(mx.cpu(0))' in message
+    net.collect_params().reset_ctx(CPUS)      # on several: split the batch over them
+    with pytest.raises(RuntimeError) as info:
+        net(nd.ones((1, 3), ctx=mx.cpu(2)))
+    assert 'gluon.utils.split_and_load(x, [mx.cpu(0), mx.cpu(1)])' in str(info.value)
+
+
 def test_data_without_ctx_uses_current_context_when_several():
     p = Parameter('w', shape=(2,))
     p.initialize(ctx=CPUS)

@@ -201,6 +201,22 @@ class Branchy(gluon.Block):
         return self.used(x)
 
 
+def test_an_optimizer_keyword_of_another_framework_names_mxnets_at_construction():
+    with pytest.raises(TypeError, match=r"'lr' \(did you mean 'learning_rate'\?\)"):
+        Trainer(dense().collect_params(), 'sgd', {'lr': 0.1})
+
+
+def test_a_step_without_backward_says_to_run_backward_before_ignore_stale_grad():
+    net = dense()
+    trainer = Trainer(net.collect_params(), 'sgd', {'learning_rate': 0.1})
+    with pytest.raises(UserWarning) as info:
+        trainer.step(1)
+    message = str(info.value)
+    # The usual cause first; ignore_stale_grad=True, which would hide it, last.
+    assert message.index('autograd.record()') < message.index('loss.backward()') < \
+        message.index('ignore_stale_grad=True')
+
+
 def test_stale_gradients_raise_then_are_skipped_with_events():
     net = Branchy(prefix='branchy_')
     net.initialize()

@@ -28,6 +28,26 @@ def test_unknown_name_raises_value_error_listing_the_registered_names():
         assert name in str(info.value)
 
 
+def test_an_unknown_keyword_is_a_type_error_naming_the_keyword_meant():
+    # Other frameworks' names, and a misspelling: the message names MXNet's keyword.
+    for name, kwargs, meant in [('sgd', {'lr': 0.1}, "'lr' (did you mean 'learning_rate'?)"),
+                                ('sgd', {'weight_decay': 1e-4}, "(did you mean 'wd'?)"),
+                                ('adam', {'betas': (0.9, 0.99)},
+                                 "(did you mean 'beta1' and 'beta2'?)"),
+                                ('sgd', {'momentom': 0.9}, "(did you mean 'momentum'?)")]:
+        with pytest.raises(TypeError) as info:
+            mx.optimizer.create(name, **kwargs)
+        assert meant in str(info.value)
+    # The valid keywords are listed.
+    with pytest.raises(TypeError) as info:
+        mx.optimizer.create('sgd', nesterov=True)
+    message = str(info.value)
+    assert "'nesterov'" in message and 'did you mean' not in message
+    listed = message.split('Its keywords are: ')[1].rstrip('.').split(', ')
+    assert {'learning_rate', 'momentum', 'wd', 'clip_gradient', 'lr_scheduler'} <= set(listed)
+    assert 'lr' not in listed
+
+
 @pytest.fixture
 def registry_snapshot():
     saved = dict(Optimizer.opt_registry)
@@ -53,6 +73,20 @@ def test_register_adds_under_the_lower_case_name_and_warns_on_override(registry_
 def test_register_rejects_non_classes():
     with pytest.raises(TypeError):
         mx.optimizer.register(lambda: None)
+
+
+def test_a_keyword_the_signature_does_not_show_is_left_to_the_optimizer(registry_snapshot):
+    @mx.optimizer.register
+    class PoppingOpt(Optimizer):
+        def __init__(self, **kwargs):
+            self.tag = kwargs.pop('tag', None)
+            super().__init__(**kwargs)
+
+    assert mx.optimizer.create('poppingopt', tag='t').tag == 't'
+    with pytest.raises(TypeError) as info:
+        mx.optimizer.create('poppingopt', tag='t', lr=0.1)
+    assert "'lr' (did you mean 'learning_rate'?)" in str(info.value)
+    assert "'tag'" not in str(info.value)
 
 
 # ---------------------------------------------------------------------- learning rate
