@@ -7,33 +7,42 @@
 hidden tests, executed. Each becomes an nbgrader assignment of its own, named after the
 notebook's file stem, in an nbgrader course directory (default ``build/assignments``)::
 
-    nbgrader_config.py                  the settings below, for nbgrader's own commands
+    nbgrader_config.py                  gluonedu's nbgrader settings (nbgrader_settings.py),
+                                        for nbgrader's own commands run in this directory
     source/<name>/<name>.ipynb          the instructor version (a copy)
-    release/<name>/<name>.ipynb         the student version: solutions and hidden tests
-                                        removed, outputs cleared
+    release/<name>/<name>.ipynb         the student version: solutions, hidden tests,
+                                        outputs and widget state removed
     gradebook.db                        the assignments, their cells and points
 
 A teacher hands out ``release/``, collects the students' notebooks into
-``submitted/<student>/<name>/<name>.ipynb`` and runs ``nbgrader autograde <name>`` in the
-course directory (docs/exercises.md says more, and how to write exercises).
-tests/test_assignments.py runs the same functions: it generates every student version,
-and autogrades the instructor and the untouched student versions.
+``submitted/<student>/<name>/<name>.ipynb`` and runs ``make grade NB=<name>``
+(docs/exercises.md says more, and how to write exercises). tests/test_assignments.py
+runs the same functions: it generates every student version, autogrades the instructor
+and the untouched student versions, and runs ``make grade`` on submissions.
 """
 import argparse
-import json
 import os
 import shutil
 import sys
 import warnings
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
+SCRIPTS = Path(__file__).resolve().parent
+REPO = SCRIPTS.parent
 CURRICULUM = 'notebooks/[0-9][0-9]_*.ipynb'
 DEFAULT_COURSE_DIR = REPO / 'build' / 'assignments'
 
-#: nbgrader settings, used in-process and written to the course's nbgrader_config.py.
-#: A lesson cell may run for minutes on a loaded machine (nbgrader's default: 30 s).
-SETTINGS = {'Execute': {'timeout': 600}}
+#: The course directory's nbgrader_config.py: gluonedu's settings, for nbgrader run there.
+CONFIG_FILE = """\
+# Written by scripts/assignments.py. nbgrader reads this file when it runs in this
+# directory (make grade, make formgrader): gluonedu's settings, from {scripts}.
+import sys
+if {scripts!r} not in sys.path:
+    sys.path.insert(0, {scripts!r})
+import nbgrader_settings  # noqa: E402
+nbgrader_settings.configure(get_config())  # noqa: F821
+nbgrader_settings.ignore_nbgrader_warnings()
+"""
 
 
 def curriculum_notebooks(repo=REPO):
@@ -49,7 +58,8 @@ def _api(course_dir):
         os.environ['PATH'] = bin_dir + os.pathsep + os.environ.get('PATH', '')
     from nbgrader.apps import NbGraderAPI
     from traitlets.config import Config
-    config = Config(SETTINGS)
+    import nbgrader_settings
+    config = nbgrader_settings.configure(Config())
     config.CourseDirectory.root = str(course_dir)
     return NbGraderAPI(config=config)
 
@@ -61,12 +71,7 @@ def _check(result, what):
 
 
 def _write_config(course_dir):
-    lines = ['# Written by scripts/assignments.py (the settings it uses); nbgrader reads it',
-             '# when run in this directory.', 'c = get_config()  # noqa: F821']
-    for section, values in SETTINGS.items():
-        for key, value in values.items():
-            lines.append('c.%s.%s = %s' % (section, key, json.dumps(value)))
-    (Path(course_dir) / 'nbgrader_config.py').write_text('\n'.join(lines) + '\n')
+    (Path(course_dir) / 'nbgrader_config.py').write_text(CONFIG_FILE.format(scripts=str(SCRIPTS)))
 
 
 def generate(notebooks, course_dir=DEFAULT_COURSE_DIR):
@@ -99,6 +104,7 @@ def autograde(name, submissions, course_dir=DEFAULT_COURSE_DIR):
     Returns ``{student: (path of the autograded notebook, {grade_id: (score, max_score)})}``.
     """
     from nbgrader.api import Gradebook
+    import nbgrader_settings
     course_dir = Path(course_dir)
     api = _api(course_dir)
     results = {}
@@ -108,8 +114,7 @@ def autograde(name, submissions, course_dir=DEFAULT_COURSE_DIR):
         folder.mkdir(parents=True)
         shutil.copy(notebook, folder / (name + '.ipynb'))
         with warnings.catch_warnings():
-            # nbgrader's own use of SQLAlchemy sessions warns (SAWarning); not ours to fix.
-            warnings.filterwarnings('ignore', message='Object of type')
+            nbgrader_settings.ignore_nbgrader_warnings()
             _check(api.autograde(name, student, force=True),
                    'autograde %s for %s' % (name, student))
             with Gradebook(api.coursedir.db_url) as gradebook:

@@ -13,12 +13,26 @@
 * For every notebook with exercises, nbgrader's autograder gives the instructor version
   full marks, and the untouched student version zero on every exercise, while every cell
   still runs (only the exercises' own cells may fail).
+* Grading runs as docs/exercises.md says, from a shell without the environment on its
+  PATH: ``make grade`` autogrades an honest submission without a "checksum has changed"
+  warning and a changed test cell with one (restored, so that it scores as the honest
+  one), writes feedback that shows no hidden test, and grades.csv; ``make formgrader``
+  serves the Formgrader on the course.
 
 Generating loads nbgrader once (slow to import) and autograding executes each such
-notebook twice, so the slow part runs only for notebooks that have exercises.
+notebook twice, so the slow part runs only for notebooks that have exercises; grading
+runs on one notebook, the quickest.
 """
+import csv
+import html
+import json
+import os
 import re
+import secrets
+import subprocess
 import sys
+import time
+import urllib.request
 from pathlib import Path
 
 import nbformat
@@ -29,6 +43,9 @@ sys.path.insert(0, str(REPO / 'scripts'))
 
 import assignments  # noqa: E402
 import exercises as ex  # noqa: E402
+
+sys.path.insert(0, str(REPO / 'tests' / 'browser'))
+from browser_helpers import free_port, jupyter_env, listening, stop_group  # noqa: E402
 
 NOTEBOOKS = assignments.curriculum_notebooks()
 
@@ -183,6 +200,8 @@ def test_student_versions_hold_no_solution_code(course, path):
     _, released = course
     instructor, student = _read(path), _read(released[path.stem])
     assert len(student.cells) == len(instructor.cells)
+    assert 'widgets' not in student.metadata, (
+        'the student version keeps the widget state the instructor version was saved with')
     for i, (mine, theirs) in enumerate(zip(instructor.cells, student.cells)):
         where = '%s cell %d' % (path.name, i)
         assert not any(m in theirs.source for m in MARKERS), where + ' keeps a marker'
@@ -237,3 +256,150 @@ def test_autograder_gives_full_marks_to_solutions_and_zero_to_the_blank_exercise
     assert not passing, ('these tests pass without an answer: %s; a test must need the '
                          "student's work" % sorted(passing))
     assert len(scores) >= MIN_EXERCISES
+
+
+# ------------------------------------------------------------------ grading, as documented
+
+GRADED_NOTEBOOK = REPO / 'notebooks' / '01_ndarray_autograd_parameters.ipynb'   # the quickest
+
+
+def _make(target, course_dir, *args, env=None):
+    """The command line and environment of ``make <target>`` on ``course_dir`` with this
+    environment as the developers', from a shell whose PATH does not hold it (its stamp
+    taken as up to date: nothing is installed)."""
+    dev_venv = Path(sys.prefix)
+    bin_dir = str(dev_venv / 'bin')
+    env = {k: v for k, v in (env or os.environ).items()
+           if k not in {'MAKEFLAGS', 'MFLAGS', 'MAKELEVEL', 'MAKEOVERRIDES', 'VIRTUAL_ENV'}}
+    env['PATH'] = os.pathsep.join(p for p in env.get('PATH', '').split(os.pathsep)
+                                  if p and os.path.abspath(p) != bin_dir)
+    command = ['make', '--no-print-directory', '-o', str(dev_venv / '.installed'), target,
+               'DEV_VENV=%s' % dev_venv, 'COURSE_DIR=%s' % course_dir, *args]
+    return command, env
+
+
+def _student_work(instructor, released, answers):
+    """The student version with the instructor's solutions written in, as a student hands
+    it back; ``answers`` ({cell index: code}) writes others in instead."""
+    work = nbformat.from_dict(released)
+    for i, (mine, theirs) in enumerate(zip(instructor.cells, work.cells)):
+        if not (_meta(mine) or {}).get('solution'):
+            continue
+        if mine.cell_type == 'markdown':
+            theirs.source = mine.source
+        else:
+            theirs.source = ex.with_solution(mine.source, answers.get(
+                i, ex.solution_region(mine.source)))
+    return work
+
+
+def _with_hidden_tests(nb):
+    """Indices of ``nb``'s test cells that hold hidden tests."""
+    return [i for i, c in enumerate(nb.cells)
+            if (_meta(c) or {}).get('grade') and ex.HIDDEN[0] in c.source]
+
+
+def _text(html_path):
+    """The text a browser shows of an HTML page (no styles, scripts or tags)."""
+    page = Path(html_path).read_text(encoding='utf-8')
+    page = re.sub(r'<(style|script)\b.*?</\1>', '', page, flags=re.S)
+    return html.unescape(re.sub(r'<[^>]+>', '', page))
+
+
+@pytest.fixture(scope='module')
+def graded(tmp_path_factory):
+    """A course of one assignment and two submissions, graded by ``make grade``.
+
+    ``honest`` answers every exercise but the prediction as the instructor does, and
+    predicts another letter; ``tampered`` is the same work with the prediction's test
+    cell emptied (``pass``) so that it would pass. Returns the course directory, the
+    assignment's name, the grade id of the test cell tampered with, and make's result."""
+    course_dir = tmp_path_factory.mktemp('graded-course')
+    name = GRADED_NOTEBOOK.stem
+    released = assignments.generate([GRADED_NOTEBOOK], course_dir)[name]
+    instructor, student = _read(GRADED_NOTEBOOK), _read(released)
+    predict = next(e for e in ex.exercises(instructor).values()
+                   if e.predicted_letter(instructor) is not None)
+    right = predict.predicted_letter(instructor)
+    wrong = next(c for c in predict.choices(instructor) if c != right)
+    honest = _student_work(instructor, student,
+                           {predict.indices('answer')[0]: "prediction = '%s'" % wrong})
+    tampered = nbformat.from_dict(honest)
+    tampered_cell = predict.indices('tests')[0]
+    assert tampered_cell in _with_hidden_tests(instructor)
+    tampered.cells[tampered_cell].source = 'pass'
+    for student_id, work in (('honest', honest), ('tampered', tampered)):
+        folder = course_dir / 'submitted' / student_id / name
+        folder.mkdir(parents=True)
+        nbformat.write(work, str(folder / (name + '.ipynb')))
+    command, env = _make('grade', course_dir, 'NB=%s' % name)
+    result = subprocess.run(command, cwd=REPO, env=env, capture_output=True, text=True)
+    return course_dir, name, _meta(instructor.cells[tampered_cell])['grade_id'], result
+
+
+def _log_of(output, student_id):
+    """The part of nbgrader's log about ``student_id``'s submission."""
+    parts = re.split(r'(?=\[AutogradeApp \| INFO\] Sanitizing )', output)
+    return ''.join(p for p in parts if '/submitted/%s/' % student_id in p.split('\n', 1)[0])
+
+
+def test_make_grade_flags_a_changed_test_cell_and_only_that(graded):
+    course_dir, name, tampered_id, result = graded
+    assert result.returncode == 0, result.stdout + result.stderr
+    output = result.stdout + result.stderr
+    honest, tampered = _log_of(output, 'honest'), _log_of(output, 'tampered')
+    assert honest and tampered, output
+    assert 'has changed' not in honest, honest
+    changed = re.findall(r"Attribute '(\w+)' for cell (\S+) has changed", tampered)
+    assert changed == [('checksum', tampered_id)], tampered
+
+
+def test_make_grade_writes_the_grades_and_feedback_without_hidden_tests(graded):
+    course_dir, name, tampered_id, result = graded
+    assert result.returncode == 0, result.stdout + result.stderr
+    instructor = _read(GRADED_NOTEBOOK)
+    points = {m['grade_id']: m['points'] for m in map(_meta, instructor.cells)
+              if m and m.get('grade')}
+    autograded = sum(p for g, p in points.items() if GRADE_ID.match(g)['part'] == 'tests')
+    with open(course_dir / 'grades.csv', newline='') as f:
+        rows = {row['student_id']: row for row in csv.DictReader(f) if row['assignment'] == name}
+    # The restored test fails the tampered submission as it fails the honest one.
+    for student_id in ('honest', 'tampered'):
+        assert float(rows[student_id]['score']) == autograded - points[tampered_id], rows
+        assert float(rows[student_id]['max_score']) == sum(points.values()), rows
+
+    released = _read(course_dir / 'release' / name / (name + '.ipynb'))
+    shown = {line.strip() for c in released.cells for line in c.source.splitlines()}
+    hidden = {line for i in _with_hidden_tests(instructor)
+              for line in _split(instructor.cells[i].source)[0]} - shown
+    assert hidden
+    for student_id in ('honest', 'tampered'):
+        text = _text(course_dir / 'feedback' / student_id / name / (name + '.html'))
+        assert 'Score' in text and not [m for m in MARKERS if m in text]
+        assert not [line for line in hidden if line in text], student_id
+        # The prediction's test fails by a hidden test: its error shows, not its traceback.
+        assert 'AssertionError' in text and 'Traceback' not in text
+
+
+def test_make_formgrader_serves_the_course(graded, tmp_path):
+    course_dir, name, _, _ = graded
+    port, token = free_port(), secrets.token_hex(16)
+    command, env = _make('formgrader', course_dir, 'FORMGRADER_PORT=%d' % port,
+                         'LAB_ARGS=--no-browser --ServerApp.port_retries=0 '
+                         '--IdentityProvider.token=%s' % token,
+                         env=jupyter_env(tmp_path, os.path.dirname(sys.executable)))
+    log = tmp_path / 'formgrader.log'
+    with open(log, 'wb') as out:
+        server = subprocess.Popen(command, cwd=REPO, env=env, stdin=subprocess.DEVNULL,
+                                  stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 90
+        while not listening(port):
+            assert server.poll() is None and time.monotonic() < deadline, log.read_text()
+            time.sleep(0.3)
+        url = 'http://127.0.0.1:%d/formgrader/api/assignments?token=%s' % (port, token)
+        with urllib.request.urlopen(url, timeout=60) as response:
+            listed = {a['name']: a for a in json.load(response)}
+    finally:
+        stop_group(server)
+    assert listed[name]['num_submissions'] == 2, listed
