@@ -1,20 +1,31 @@
 # gluonedu developer entry points.
-#   make lab    - create/update the virtual environment with what the notebooks need (the
-#                 notebook, fast and tensorboard extras), then start JupyterLab on notebooks/
-#   make test   - add the test, dist and docs extras, the MXNet 1.9.1 oracle and Chromium
-#                 (for the browser tests), then run pytest + nbval on the curriculum
-#                 (notebooks/NN_*.ipynb), and nbval once more without the BLAS pins; the
+#   make lab    - create/update the lab's virtual environment (.venv) with what the notebooks
+#                 need (the notebook, fast and tensorboard extras), then start JupyterLab
+#                 on notebooks/
+#   make test   - create/update the developers' environment (.venv-dev: everything, with the
+#                 test, dist and docs extras), the MXNet 1.9.1 oracle and Chromium (for the
+#                 browser tests), then run pytest + nbval on the curriculum
+#                 (notebooks/NN_name.ipynb), and nbval once more without the BLAS pins; the
 #                 tests build the docs too
 #   make execute - re-execute curriculum notebooks in place (NB=...), as the tests run them
 #   make docs   - the API reference and the curriculum as HTML in build/docs (Sphinx)
 #   make parity - the MXNet 1.9.1 parity suites only (tests/parity)
+#   make assignments - the curriculum's student versions, in the nbgrader course
+#                 build/assignments (COURSE_DIR); docs/exercises.md
+#   make grade NB=03_momentum - autograde the course's submissions, write the feedback
+#                 and grades.csv
+#   make formgrader - JupyterLab on the course, opening nbgrader's Formgrader
 #   make api-coverage - which of MXNet 1.9.1's public names gluonedu has, lacks, or leaves
 #                 out on purpose: docs/api-coverage.md (scripts/api_coverage.py)
 #   make ref-venv - build the MXNet 1.9.1 reference environment (the parity oracle) only
 #   make clean  - remove the virtual environment(s) and caches
 # Only python3 (3.10+) with the venv module is needed; everything else comes from PyPI.
 
+# The lab's environment holds what the notebooks need and nothing else: the tests, the
+# docs, the assignments and grading (Sphinx, nbgrader, Playwright, Ray) live in their own,
+# so that none of them changes what a student's JupyterLab shows.
 VENV     ?= .venv
+DEV_VENV ?= .venv-dev
 PYTHON   ?= python3
 LAB_PORT ?= 8888
 # Extra arguments for `jupyter lab`, e.g. LAB_ARGS=--no-browser
@@ -30,9 +41,10 @@ LAB_EXTRAS  := notebook,fast,tensorboard
 # What `make test` installs on top: pytest, nbval and the browser tests; Ray; Sphinx.
 TEST_EXTRAS := $(LAB_EXTRAS),test,dist,docs
 
-# The curriculum: notebooks/NN_name.ipynb. Any other notebook there (a teacher's own
-# Untitled.ipynb) is not tested.
-CURRICULUM := $(wildcard notebooks/[0-9][0-9]_*.ipynb)
+# The curriculum: notebooks/NN_name.ipynb, name of [a-z0-9_] only (scripts/curriculum.py).
+# Any other notebook there (a teacher's Untitled.ipynb, JupyterLab's 03_momentum-Copy1.ipynb)
+# is not tested.
+CURRICULUM := $(shell $(PYTHON) scripts/curriculum.py)
 
 # Where `make docs` writes the HTML.
 DOCS_BUILD ?= build/docs
@@ -43,16 +55,22 @@ REF_VENV ?= .venv-mxnet
 REF_PYTHON ?= $(PYTHON)
 MXNET_PYTHON := $(abspath $(REF_VENV))/bin/python
 
-VENV_PYTHON := $(VENV)/bin/python
+LAB_PYTHON  := $(VENV)/bin/python
 LAB_STAMP   := $(VENV)/.installed-lab
-STAMP       := $(VENV)/.installed
+VENV_PYTHON := $(DEV_VENV)/bin/python
+STAMP       := $(DEV_VENV)/.installed
 REF_STAMP   := $(REF_VENV)/.installed
 
 # JupyterLab refuses to start as root without --allow-root.
 ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root)
 
 # Everything jupyter / IPython / matplotlib write during tests stays inside the venv.
-TEST_VAR := $(abspath $(VENV))/var
+TEST_VAR := $(abspath $(DEV_VENV))/var
+
+# JupyterLab settings both environments carry (<venv>/share/jupyter/lab/settings): the
+# widget manager saves widget state with the notebook, so that a notebook run and saved
+# reopens with its widgets rather than "model not found".
+LAB_OVERRIDES := etc/jupyterlab/overrides.json
 
 .PHONY: all venv lab test execute docs parity api-coverage clean ref-venv chromium
 
@@ -62,23 +80,27 @@ venv: $(STAMP)
 
 # The recipes that can fail say why themselves: they are silent (@), so that make never
 # echoes an "error:" text of a command that succeeds.
-$(VENV_PYTHON):
+$(LAB_PYTHON) $(VENV_PYTHON):
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 10))' || \
 	  { echo "error: gluonedu needs Python 3.10+; '$(PYTHON)' is $$($(PYTHON) --version 2>&1). Use 'make PYTHON=python3.X ...'." >&2; exit 1; }
-	@echo "creating the virtual environment $(VENV) ($(PYTHON) -m venv)"
-	@$(PYTHON) -m venv $(VENV) || \
+	@echo "creating the virtual environment $(@D:/bin=) ($(PYTHON) -m venv)"
+	@$(PYTHON) -m venv $(@D:/bin=) || \
 	  { echo "error: '$(PYTHON) -m venv' failed (on Debian/Ubuntu: apt-get install python3-venv)." >&2; exit 1; }
-	$(VENV_PYTHON) -m pip install --upgrade pip
+	$@ -m pip install --upgrade pip
 
-# Each stamp: its extras installed (again whenever pyproject.toml changes). What `make
-# test` installs includes what `make lab` needs.
-$(LAB_STAMP): pyproject.toml | $(VENV_PYTHON)
-	$(VENV_PYTHON) -m pip install -e '.[$(LAB_EXTRAS)]'
+# Each stamp: its extras installed (again whenever pyproject.toml changes), and the lab
+# settings. The developers' environment holds what the lab's does, and more. Editable in
+# compat mode: the clone on sys.path as a plain entry, so that a folder named gluonedu
+# where Python starts (the one holding the clone) cannot shadow the package.
+$(LAB_STAMP): pyproject.toml $(LAB_OVERRIDES) | $(LAB_PYTHON)
+	$(LAB_PYTHON) -m pip install -e '.[$(LAB_EXTRAS)]' --config-settings editable_mode=compat
+	@mkdir -p $(VENV)/share/jupyter/lab/settings && cp $(LAB_OVERRIDES) $(VENV)/share/jupyter/lab/settings/
 	@touch $@
 
-$(STAMP): pyproject.toml | $(VENV_PYTHON)
-	$(VENV_PYTHON) -m pip install -e '.[$(TEST_EXTRAS)]'
-	@touch $@ $(LAB_STAMP)
+$(STAMP): pyproject.toml $(LAB_OVERRIDES) | $(VENV_PYTHON)
+	$(VENV_PYTHON) -m pip install -e '.[$(TEST_EXTRAS)]' --config-settings editable_mode=compat
+	@mkdir -p $(DEV_VENV)/share/jupyter/lab/settings && cp $(LAB_OVERRIDES) $(DEV_VENV)/share/jupyter/lab/settings/
+	@touch $@ $(DEV_VENV)/.installed-lab
 
 lab: $(LAB_STAMP)
 	$(VENV)/bin/jupyter lab --ServerApp.root_dir=$(CURDIR)/notebooks --ip=127.0.0.1 --port=$(LAB_PORT) $(ALLOW_ROOT) $(LAB_ARGS)
@@ -107,15 +129,17 @@ test: $(STAMP) $(REF_STAMP) chromium
 	@echo "the curriculum again without the BLAS pins (OPENBLAS_NUM_THREADS=2, the machine's own kernels)"
 	@env -u OPENBLAS_CORETYPE OPENBLAS_NUM_THREADS=2 $(VENV_PYTHON) -m pytest $(CURRICULUM) --nbval --nbval-current-env --nbval-sanitize-with nbval_sanitize.cfg -n $(PYTEST_WORKERS) --dist loadfile -p no:cacheprovider $(PYTEST_ARGS) || [ $$? -eq 5 ]
 
-# Re-execute curriculum notebooks in place, as the tests run them:
+# Re-execute curriculum notebooks in place, as the tests run them, and write their widget
+# state as JupyterLab does (scripts/widget_state.py: opening one then changes nothing):
 # `make execute NB=notebooks/05_noise_and_batch_size.ipynb` (default: all of them).
 NB ?= $(CURRICULUM)
 execute: export MPLBACKEND = module://matplotlib_inline.backend_inline
 execute: $(STAMP)
 	@for nb in $(NB); do \
 	  echo "executing $$nb"; \
-	  $(VENV)/bin/jupyter nbconvert --to notebook --execute --inplace --log-level=WARN $$nb || exit 1; \
+	  $(DEV_VENV)/bin/jupyter nbconvert --to notebook --execute --inplace --log-level=WARN $$nb || exit 1; \
 	done
+	@$(VENV_PYTHON) scripts/widget_state.py $(NB)
 
 # The API reference (autodoc from the docstrings) and the curriculum as saved, not re-run
 # (myst-nb). tests/test_docs.py builds the same with warnings as errors.
@@ -125,7 +149,7 @@ docs: $(STAMP)
 
 parity: export GLUONEDU_MXNET_PYTHON = $(MXNET_PYTHON)
 parity: $(STAMP) $(REF_STAMP)
-	$(VENV)/bin/python -m pytest tests/parity $(PYTEST_ARGS)
+	$(DEV_VENV)/bin/python -m pytest tests/parity $(PYTEST_ARGS)
 
 # The API coverage report, from MXNet 1.9.1's names listed by the reference interpreter.
 # The script says what went wrong itself (and refuses to shrink the in-scope set).
@@ -162,12 +186,45 @@ $(REF_STAMP):
 	touch $@
 
 clean:
-	rm -rf $(VENV) $(REF_VENV) .pytest_cache build dist *.egg-info
+	rm -rf $(VENV) $(DEV_VENV) $(REF_VENV) .pytest_cache build dist *.egg-info
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +
 	find . -name .ipynb_checkpoints -type d -prune -exec rm -rf {} +
 
-# Student versions of the curriculum notebooks, made with nbgrader (docs/exercises.md):
-# build/assignments/release/<notebook>/<notebook>.ipynb, one assignment per notebook.
-.PHONY: assignments
+# The nbgrader course (docs/exercises.md): `make assignments` writes it, `make grade` and
+# `make formgrader` work in it.
+COURSE_DIR ?= build/assignments
+# Where `make formgrader` serves (beside `make lab` on LAB_PORT).
+FORMGRADER_PORT ?= 8890
+# REGRADE=1: `make grade` autogrades again the submissions it has autograded before.
+REGRADE ?=
+
+# Student versions of the curriculum notebooks, made with nbgrader:
+# $(COURSE_DIR)/release/<notebook>/<notebook>.ipynb, one assignment per notebook.
+.PHONY: assignments grade formgrader
 assignments: $(STAMP)
-	$(VENV)/bin/python scripts/assignments.py --course-dir build/assignments
+	$(DEV_VENV)/bin/python scripts/assignments.py --course-dir $(COURSE_DIR)
+
+# nbgrader from the developers' environment, whatever the shell's PATH (nbgrader runs
+# its helper alembic by name); run in the course directory, it reads the course's
+# nbgrader_config.py (gluonedu's settings, scripts/nbgrader_settings.py).
+grade formgrader: export PATH := $(abspath $(DEV_VENV))/bin:$(PATH)
+
+# `make grade NB=03_momentum`: autograde the submissions
+# $(COURSE_DIR)/submitted/<student>/<name>/<name>.ipynb of the assignments NB names
+# (default: every one that has submissions), write each student's feedback
+# (feedback/<student>/<name>/<name>.html) and the whole gradebook to grades.csv.
+# A submission autograded before is skipped (its manual grades stay) unless REGRADE=1.
+GRADED = $(strip $(foreach name,$(basename $(notdir $(NB))),$(if $(wildcard $(COURSE_DIR)/submitted/*/$(name)/$(name).ipynb),$(name))))
+grade: $(STAMP)
+	@[ -f $(COURSE_DIR)/gradebook.db ] || { echo "error: no nbgrader course in $(COURSE_DIR); run 'make assignments' first." >&2; exit 1; }
+	@[ -n "$(GRADED)" ] || { echo "error: no submission to grade: put each at $(COURSE_DIR)/submitted/<student>/<name>/<name>.ipynb (NB=$(if $(filter command line,$(origin NB)),$(NB),every assignment))." >&2; exit 1; }
+	cd $(COURSE_DIR) && for name in $(GRADED); do \
+	  nbgrader autograde $$name $(if $(REGRADE),--force) && nbgrader generate_feedback $$name --force || exit 1; \
+	done && nbgrader export
+	@echo "grades: $(COURSE_DIR)/grades.csv; feedback: $(COURSE_DIR)/feedback/<student>/<name>/<name>.html"
+
+# JupyterLab on the course directory, opening nbgrader's Formgrader: the assignments, the
+# autograded submissions, manual grading and feedback (also Nbgrader > Formgrader).
+formgrader: $(STAMP)
+	@[ -f $(COURSE_DIR)/nbgrader_config.py ] || { echo "error: no nbgrader course in $(COURSE_DIR); run 'make assignments' first." >&2; exit 1; }
+	cd $(COURSE_DIR) && jupyter lab --ServerApp.root_dir=. --LabApp.default_url=/formgrader --ip=127.0.0.1 --port=$(FORMGRADER_PORT) $(ALLOW_ROOT) $(LAB_ARGS)

@@ -1,8 +1,9 @@
 """The Makefile's promises, read from ``make -n`` (which prints recipes, runs none).
 
-Every ``make`` here gets a VENV and REF_VENV under a temp dir that does not exist, so
-nothing it could run would touch a real environment.
+Every ``make`` here gets its VENV, DEV_VENV and REF_VENV under a temp dir that does not
+exist, so nothing it could run would touch a real environment.
 """
+import json
 import os
 import re
 import shlex
@@ -15,6 +16,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / 'scripts'))
+from curriculum import curriculum_notebooks  # noqa: E402
 
 pytestmark = pytest.mark.skipif(shutil.which('make') is None, reason='make is not installed')
 
@@ -23,7 +26,8 @@ def _dry_run(target, tmp_path):
     env = {k: v for k, v in os.environ.items()
            if k not in {'MAKEFLAGS', 'MFLAGS', 'MAKELEVEL', 'MAKEOVERRIDES'}}
     out = subprocess.run(['make', '-n', '--no-print-directory', target,
-                          'VENV=%s' % (tmp_path / 'venv'), 'REF_VENV=%s' % (tmp_path / 'ref')],
+                          'VENV=%s' % (tmp_path / 'lab'), 'DEV_VENV=%s' % (tmp_path / 'dev'),
+                          'REF_VENV=%s' % (tmp_path / 'ref')],
                          cwd=ROOT, env=env, capture_output=True, text=True, check=True)
     return out.stdout
 
@@ -37,6 +41,24 @@ def test_lab_installs_what_the_notebooks_need_and_test_adds_the_rest(tmp_path):
     assert _extras(_dry_run('lab', tmp_path)) == [{'notebook', 'fast', 'tensorboard'}]
     assert _extras(_dry_run('test', tmp_path)) == [
         {'notebook', 'fast', 'tensorboard', 'test', 'dist', 'docs'}]
+
+
+@pytest.mark.parametrize('target', ['test', 'docs', 'assignments', 'grade', 'formgrader',
+                                    'execute', 'parity'])
+def test_the_developers_tools_never_touch_the_labs_environment(tmp_path, target):
+    """Sphinx, nbgrader, Playwright and Ray go to the developers' environment: after
+    `make docs` or `make assignments` a student's JupyterLab is as `make lab` left it."""
+    recipes = _dry_run(target, tmp_path)
+    assert str(tmp_path / 'dev') in recipes
+    assert str(tmp_path / 'lab') not in recipes
+
+
+def test_both_environments_save_widget_state_with_the_notebook(tmp_path):
+    for target, venv in (('lab', 'lab'), ('test', 'dev')):
+        settings = tmp_path / venv / 'share' / 'jupyter' / 'lab' / 'settings'
+        assert 'cp etc/jupyterlab/overrides.json %s/' % settings in _dry_run(target, tmp_path)
+    overrides = json.loads((ROOT / 'etc' / 'jupyterlab' / 'overrides.json').read_text())
+    assert overrides['@jupyter-widgets/jupyterlab-manager:plugin'] == {'saveState': True}
 
 
 def test_no_recipe_echoes_an_error_text_when_it_succeeds():
@@ -55,10 +77,12 @@ def test_no_recipe_echoes_an_error_text_when_it_succeeds():
     assert not loud
 
 
-def test_a_scratch_notebook_is_the_teachers_own(tmp_path):
+@pytest.mark.parametrize('scratch_name', ['Untitled%s.ipynb', '03_momentum-Copy%s.ipynb'])
+def test_a_scratch_notebook_is_the_teachers_own(tmp_path, scratch_name):
     """An Untitled notebook in notebooks/ that fails is neither on make test's command
     line nor collected, and the collection of everything else passes."""
-    scratch = ROOT / 'notebooks' / ('Untitled%s.ipynb' % uuid.uuid4().hex[:8])
+    # a teacher's new notebook, or JupyterLab's Duplicate of a lesson
+    scratch = ROOT / 'notebooks' / (scratch_name % uuid.uuid4().int)
     nbformat = pytest.importorskip('nbformat')
     nb = nbformat.v4.new_notebook()
     nb.cells = [nbformat.v4.new_code_cell("raise RuntimeError('a half-written lesson')")]
@@ -73,8 +97,8 @@ def test_a_scratch_notebook_is_the_teachers_own(tmp_path):
             args = shlex.split(command.split(' || ')[0])
             args = args[args.index('pytest') + 1:]
             notebooks = sorted(a for a in args if a.endswith('.ipynb'))
-            assert notebooks == sorted(str(p.relative_to(ROOT)) for p in
-                                       (ROOT / 'notebooks').glob('[0-9][0-9]_*.ipynb'))
+            assert notebooks == [str(p.relative_to(ROOT)) for p in curriculum_notebooks()]
+            assert len(notebooks) >= 17
             assert scratch.name not in command
             collected = subprocess.run([sys.executable, '-m', 'pytest', '--collect-only', '-q',
                                         '-p', 'no:cacheprovider'] + args,

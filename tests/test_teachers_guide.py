@@ -3,12 +3,16 @@ each with its goals, prerequisites and time, cut point, exercises, common miscon
 discussion prompts and references, and a row in the table of measured run times; the
 README's curriculum table has a row for each notebook too."""
 import re
+import sys
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-NOTEBOOKS = sorted(p.name[:2] for p in (ROOT / 'notebooks').glob('[0-9][0-9]_*.ipynb'))
+sys.path.insert(0, str(ROOT / 'scripts'))
+from curriculum import curriculum_notebooks  # noqa: E402
+
+NOTEBOOKS = [p.name[:2] for p in curriculum_notebooks()]
 GUIDE = (ROOT / 'notebooks' / 'README.md').read_text(encoding='utf-8')
 SECTIONS = dict(re.findall(r'^### (\d\d) · .*?\n(.*?)(?=^### |\Z)', GUIDE, re.M | re.S))
 

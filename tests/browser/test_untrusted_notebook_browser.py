@@ -10,24 +10,18 @@ The page's screenshot goes to ``artifacts/untrusted_notebook_browser.png``.
 """
 import base64
 import json
-import os
-import secrets
 import shutil
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pytest
 
-from browser_helpers import free_port, jupyter_env, listening, missing, stop_group
+from lab_server import serve_lab
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / 'artifacts'
 NOTEBOOK = ROOT / 'notebooks' / '11_optimizer_playground.ipynb'
 WIDGET_VIEW = 'application/vnd.jupyter.widget-view+json'
 
-SERVER_START_S = 90      # JupyterLab listening
 PAGE_LOAD_S = 120        # the lab's scripts loaded, the notebook opened and rendered
 
 
@@ -43,44 +37,11 @@ def _widget_pictures(path):
 @pytest.fixture
 def lab_url(tmp_path):
     """A copy of notebook 11 served by JupyterLab on 127.0.0.1; yields (notebook URL, log)."""
-    try:
-        import jupyterlab  # noqa: F401
-    except ImportError:
-        missing('JupyterLab')
     root = tmp_path / 'clone'
     root.mkdir()
     shutil.copy(NOTEBOOK, root / NOTEBOOK.name)
-    port, token = free_port(), secrets.token_hex(16)
-    env = jupyter_env(tmp_path, os.path.dirname(sys.executable))
-    env['HOME'] = str(tmp_path / 'home')
-    # Render every cell at once (JupyterLab otherwise draws cells as they scroll into
-    # view), and ask no question about news.
-    settings = tmp_path / 'lab-settings'
-    env['JUPYTERLAB_SETTINGS_DIR'] = str(settings)
-    for name, value in (('notebook-extension/tracker', {'windowingMode': 'none'}),
-                        ('apputils-extension/notification', {'fetchNews': 'false'})):
-        path = settings / '@jupyterlab' / (name + '.jupyterlab-settings')
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(value), encoding='utf-8')
-    log = tmp_path / 'lab.log'
-    with open(log, 'wb') as out:
-        proc = subprocess.Popen(
-            [sys.executable, '-m', 'jupyterlab', '--no-browser', '--ip=127.0.0.1',
-             '--port=%d' % port, '--ServerApp.port_retries=0', '--allow-root',
-             '--ServerApp.root_dir=%s' % root, '--IdentityProvider.token=%s' % token],
-            cwd=root, env=env, stdin=subprocess.DEVNULL, stdout=out,
-            stderr=subprocess.STDOUT, start_new_session=True)
-    try:
-        deadline = time.monotonic() + SERVER_START_S
-        while not listening(port):
-            if proc.poll() is not None or time.monotonic() > deadline:
-                pytest.fail('JupyterLab did not listen on 127.0.0.1:%d:\n%s'
-                            % (port, log.read_text(errors='replace')))
-            time.sleep(0.3)
-        yield ('http://127.0.0.1:%d/lab/tree/%s?token=%s' % (port, NOTEBOOK.name, token),
-               log)
-    finally:
-        stop_group(proc)
+    with serve_lab(tmp_path, root) as (base, token, log):
+        yield '%s/lab/tree/%s?token=%s' % (base, NOTEBOOK.name, token), log
 
 
 def test_an_untrusted_copy_of_notebook_11_shows_each_widgets_picture(browser_page, lab_url):
