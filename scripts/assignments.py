@@ -27,9 +27,10 @@ import sys
 import warnings
 from pathlib import Path
 
+from curriculum import curriculum_notebooks, is_curriculum
+
 SCRIPTS = Path(__file__).resolve().parent
 REPO = SCRIPTS.parent
-CURRICULUM = 'notebooks/[0-9][0-9]_*.ipynb'
 DEFAULT_COURSE_DIR = REPO / 'build' / 'assignments'
 
 #: The course directory's nbgrader_config.py: gluonedu's settings, for nbgrader run there.
@@ -43,11 +44,6 @@ import nbgrader_settings  # noqa: E402
 nbgrader_settings.configure(get_config())  # noqa: F821
 nbgrader_settings.ignore_nbgrader_warnings()
 """
-
-
-def curriculum_notebooks(repo=REPO):
-    """The curriculum notebooks (``notebooks/NN_*.ipynb``), in order."""
-    return sorted(Path(repo).glob(CURRICULUM))
 
 
 def _api(course_dir):
@@ -129,10 +125,16 @@ def autograde(name, submissions, course_dir=DEFAULT_COURSE_DIR):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
     parser.add_argument('notebooks', nargs='*', type=Path,
-                        help='instructor notebooks (default: every %s)' % CURRICULUM)
+                        help='instructor notebooks (default: the curriculum, every '
+                             'notebooks/NN_name.ipynb)')
     parser.add_argument('--course-dir', type=Path, default=DEFAULT_COURSE_DIR,
                         help='the nbgrader course directory (default: %(default)s)')
     args = parser.parse_args(argv)
+    strays = [str(path) for path in args.notebooks if not is_curriculum(path)]
+    if strays:
+        parser.error('not a curriculum notebook (notebooks/NN_name.ipynb, name of a-z, 0-9 '
+                     'and _ only; a copy such as 03_momentum-Copy1.ipynb is not one): %s'
+                     % ', '.join(strays))
     released = generate(args.notebooks or curriculum_notebooks(), args.course_dir)
     for name, path in released.items():
         print('%-40s %s' % (name, path))

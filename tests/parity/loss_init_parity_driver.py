@@ -6,6 +6,9 @@ Both sides run this code: ``oracle_cases.py`` with the real ``mxnet``, the tests
 after ``backward()`` (a seeded, non-constant head gradient), or — where a call must fail —
 the exception it raised (:func:`_raised`). Inputs are seeded NumPy arrays.
 """
+import os
+import tempfile
+
 import numpy as np
 
 
@@ -165,11 +168,12 @@ def _load(mx):
     weight = np.arange(6, dtype=np.float32).reshape(2, 3)
     out = _filled(mx, mx.init.Load({'arg:dense_weight': mx.nd.array(weight)},
                                    default_init=mx.init.Constant(0.5)))
-    path = 'loaded.params'
-    mx.nd.save(path, {'dense_weight': mx.nd.array(weight * 2),
-                      'aux:dense_bias': mx.nd.array([1.5, -1.5])})
-    out.update(('file_' + k, v) for k, v in _filled(mx, mx.init.Load(path)).items())
-    out['load_is_nd_load'] = np.array(str(sorted(mx.init.load(path))))
+    with tempfile.TemporaryDirectory() as folder:     # never a file in the checkout
+        path = os.path.join(folder, 'loaded.params')
+        mx.nd.save(path, {'dense_weight': mx.nd.array(weight * 2),
+                          'aux:dense_bias': mx.nd.array([1.5, -1.5])})
+        out.update(('file_' + k, v) for k, v in _filled(mx, mx.init.Load(path)).items())
+        out['load_is_nd_load'] = np.array(str(sorted(mx.init.load(path))))
     out['missing'] = _raised(lambda: _filled(mx, mx.init.Load({})))
     out['wrong_shape'] = _raised(lambda: _filled(mx, mx.init.Load(
         {'dense_weight': mx.nd.ones((3, 2))}, default_init=mx.init.Zero())))
