@@ -20,6 +20,8 @@ class Context:
     device_type : {'cpu', 'gpu', 'cpu_pinned', 'cpu_shared'} or Context
     device_id : int, default 0
 
+    Notes
+    -----
     Use it as a ``with`` block to make it the default context of array creation.
     """
     _local = threading.local()
@@ -42,7 +44,7 @@ class Context:
 
     @property
     def device_type(self):
-        """The device type as a string: 'cpu', 'gpu', 'cpu_pinned' or 'cpu_shared'."""
+        """The device type as a string ('cpu', 'gpu', 'cpu_pinned' or 'cpu_shared')."""
         return Context.devtype2str[self.device_typeid]
 
     def __hash__(self):

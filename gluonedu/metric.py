@@ -59,7 +59,10 @@ def check_label_shapes(labels, preds, wrap=False, shape=False):
     shape : bool
         Compare the arrays' shapes; otherwise only their lengths.
 
-    Raises ValueError when the lengths (or shapes) differ.
+    Raises
+    ------
+    ValueError
+        When the lengths (or shapes) differ.
     """
     if shape:
         label_shape, pred_shape = labels.shape, preds.shape
@@ -91,6 +94,8 @@ class EvalMetric:
         (default False) says whether the subclass maintains the global totals;
         otherwise ``get_global()`` returns ``get()``.
 
+    Notes
+    -----
     Subclasses implement :meth:`update`, adding to ``sum_metric``/``num_inst`` and to
     ``global_sum_metric``/``global_num_inst``.
     """
@@ -253,6 +258,8 @@ def create(metric, *args, **kwargs):
     *args, **kwargs
         Arguments of the metric's constructor.
 
+    Examples
+    --------
     >>> mx.metric.create(['acc', 'f1']).get()
     (['accuracy', 'f1'], [nan, nan])
     """
@@ -381,6 +388,8 @@ class TopKAccuracy(EvalMetric):
     top_k : int, default 1
         Must be above 1 (use :class:`Accuracy` otherwise). The name gets ``_<top_k>``.
 
+    Notes
+    -----
     Predictions have shape (batch, classes). (A 1-D prediction is compared, as in
     MXNet, element by element: the index of each position in ``argpartition`` with the
     label at that position.)
@@ -574,6 +583,8 @@ class Perplexity(EvalMetric):
     axis : int, default -1
         The class axis of the predicted probabilities.
 
+    Notes
+    -----
     Predictions are probabilities of shape (batch, classes) and labels hold one class
     per row; the probability of each label is picked (indices clipped to the valid
     range) and floored at 1e-10 before the log.

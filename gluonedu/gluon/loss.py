@@ -56,6 +56,8 @@ class Loss(HybridBlock):
     batch_axis : int
         The axis of the batch; the result keeps only this axis.
 
+    Notes
+    -----
     Subclasses implement ``hybrid_forward(F, pred, label, ...)``.
     """
 
@@ -90,6 +92,8 @@ class L2Loss(Loss):
     weight : float, default 1.
     batch_axis : int, default 0
 
+    Notes
+    -----
     Inputs: ``pred``, ``label``, optional ``sample_weight``. Output: shape ``(batch,)``.
     """
 
@@ -111,6 +115,8 @@ class L1Loss(Loss):
     weight : float or None, default None
     batch_axis : int, default 0
 
+    Notes
+    -----
     Inputs: ``pred``, ``label`` (reshaped like ``pred``), optional ``sample_weight``.
     Output: shape ``(batch,)``.
     """
@@ -149,6 +155,8 @@ class SigmoidBinaryCrossEntropyLoss(Loss):
     weight : float or None, default None
     batch_axis : int, default 0
 
+    Notes
+    -----
     Inputs: ``pred``, ``label`` (reshaped like ``pred``), optional ``sample_weight``, optional
     ``pos_weight`` (an array broadcastable to ``pred``, e.g. shape ``(1, classes)``).
     Output: shape ``(batch,)``.
@@ -206,6 +214,8 @@ class SoftmaxCrossEntropyLoss(Loss):
     weight : float or None, default None
     batch_axis : int, default 0
 
+    Notes
+    -----
     Output: shape ``(batch,)``.
     """
 
@@ -350,7 +360,7 @@ class LogisticLoss(Loss):
 
 
 class PoissonNLLLoss(Loss):
-    """Negative log-likelihood of counts ``target`` under a Poisson of rate ``pred``:
+    """Negative log-likelihood of counts ``target`` under a Poisson of rate ``pred``::
 
         ℓ = exp(pred) − target · pred                 (from_logits: pred is log λ)
         ℓ = pred − target · log(pred + epsilon)       (otherwise: pred is λ)
@@ -366,6 +376,8 @@ class PoissonNLLLoss(Loss):
     batch_axis : int, default 0
     compute_full : bool, default False
 
+    Notes
+    -----
     Inputs: ``pred``, ``target`` (reshaped like ``pred``), optional ``sample_weight``,
     ``epsilon`` (default 1e-08).
     """
@@ -404,6 +416,8 @@ class CTCLoss(Loss):
         The axes of ``label``.
     weight : float or None, default None
 
+    Notes
+    -----
     Inputs: ``pred``, ``label``, optional ``pred_lengths`` and ``label_lengths`` (one per
     sequence), ``sample_weight``. Output: shape ``(batch,)``.
     """

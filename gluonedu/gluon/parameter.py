@@ -209,6 +209,8 @@ class Parameter:
                    force_reinit=False):
         """Create the data (and gradient) on ``ctx``, filled by an initializer.
 
+        Parameters
+        ----------
         init : Initializer, optional
             Takes precedence over ``self.init`` and ``default_init``.
         ctx : Context or list of Context, default the current context
@@ -510,7 +512,9 @@ class Constant(Parameter):
 class ParameterDict:
     """An ordered dictionary of Parameters whose new entries get a name prefix.
 
-    prefix : str
+    Parameters
+    ----------
+    prefix : str, default ''
         Prepended to the names of Parameters created with :meth:`get`.
     shared : ParameterDict, optional
         Looked up first by :meth:`get`, to share Parameters with another Block.

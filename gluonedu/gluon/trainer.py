@@ -139,6 +139,8 @@ class Trainer:
     update_on_kvstore : bool or None
         (gluonedu) Where the optimizer runs, once the first step decided it.
 
+    Notes
+    -----
     ``optimizer_states(param, ctx=None)`` (gluonedu) reads the optimizer's state of a
     parameter (momentum, Adam's running averages, ...) by name.
     """
@@ -337,13 +339,13 @@ class Trainer:
 
     @property
     def params(self):
-        """(gluonedu) The Parameters this Trainer updates, in order: a parameter's position
+        """(gluonedu) The Parameters this Trainer updates, in order; a parameter's position
         is its index for the optimizer and its key in the KVStore."""
         return tuple(self._params)
 
     @property
     def kvstore(self):
-        """(gluonedu) The KVStore the steps go through: None before the first step (the
+        """(gluonedu) The KVStore the steps go through; None before the first step (the
         store is created then) and when no store is needed (one context, a store named
         by string)."""
         return self._kvstore

@@ -139,7 +139,7 @@ class Subscription:
 
     @property
     def norms(self):
-        """The norms wanted: False, True (all) or a list of names; may be changed."""
+        """The norms wanted (False, True for all, or a list of names); may be changed."""
         return self._norms
 
     @norms.setter
@@ -193,10 +193,10 @@ class EventBus:
         self._wanted = frozenset()        # kinds some subscriber wants
         self._routes = {}                 # kind -> the subscriptions that want it
         self._norms_wanted = {}           # norm name -> whether some subscriber wants it
-        #: Changes whenever what the subscribers want may have changed: a source may keep
+        #: Changes whenever what the subscribers want may have changed; a source may keep
         #: what it worked out from ``wants`` until then.
         self.version = 0
-        #: What the subscribers want, as a hashable value: buses with equal keys answer
+        #: What the subscribers want, as a hashable value. Buses with equal keys answer
         #: every ``wants``/``wants_norm`` alike, so a source may keep what it worked out
         #: per key (a Recorder attached again asks for nothing new).
         self.wants_key = (self._wanted, frozenset())
@@ -220,7 +220,11 @@ class EventBus:
     def subscribe(self, callback, kinds=None, norms=False, sink=None):
         """Call ``callback(event)`` for every event of ``kinds`` (all if None).
 
-        norms : bool or list of str
+        Parameters
+        ----------
+        callback : callable or None
+        kinds : sequence of str, optional
+        norms : bool or list of str, default False
             Whether this subscriber wants the ``norm``/``state_norm`` kinds (costly);
             a list names the quantities wanted ('weight', 'grad', 'update', 'mean', ...).
         sink : callable, optional
@@ -232,7 +236,10 @@ class EventBus:
             reading: ``report.kinds``, ``report.entries(kind)``). A list's ``append``
             makes the cheapest subscriber there is.
 
-        Returns a :class:`Subscription` (removable; also a context manager).
+        Returns
+        -------
+        Subscription
+            Removable; also a context manager.
         """
         unknown = set(kinds or ()) - set(KINDS)
         if unknown:

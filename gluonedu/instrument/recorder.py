@@ -274,14 +274,16 @@ class Recorder:
     def log(self, name, value, step=None):
         """Add a ``metric`` row: ``rec.log('loss', loss.mean())``.
 
-        value : a number, a NumPy scalar or a one-element NDArray/array.
+        Metric rows are kept whatever ``every``, ``kinds`` or ``trainer`` say, and also
+        after :meth:`detach`.
 
+        Parameters
+        ----------
+        name : str
+        value : number, NumPy scalar, or one-element NDArray or array
         step : int, optional
             Defaults to the bus's step count (the number of Trainer steps taken so
             far, so a loss logged after ``trainer.step`` shares that step's number).
-
-        Metric rows are kept whatever ``every``, ``kinds`` or ``trainer`` say, and also
-        after :meth:`detach`.
         """
         if not isinstance(name, str) or not name:
             raise TypeError("log(name, value): name must be a non-empty str such as "
@@ -338,7 +340,7 @@ class Recorder:
     # ------------------------------------------------------------------ the table
     @property
     def rows(self):
-        """The rows, in the order they were recorded: a list of :class:`Row` tuples."""
+        """The rows (a list of :class:`Row` tuples), in the order they were recorded."""
         return list(self._all_rows())
 
     def __len__(self):
@@ -470,11 +472,16 @@ class Recorder:
         ``rec.series('norm', 'grad', param='dense0_weight')``,
         ``rec.series('metric', 'loss')``.
 
+        Empty arrays come back while nothing of ``event`` has been recorded yet; a
+        ``name`` or ``param`` that matches no recorded row raises a ValueError listing
+        what there is.
+
+        Parameters
+        ----------
+        event, name : str
         param, context : str, optional
             Needed when the rows of ``(event, name)`` span several parameters or
-            contexts (a ValueError names them). Empty arrays come back while nothing of
-            ``event`` has been recorded yet; a ``name`` or ``param`` that matches no
-            recorded row raises a ValueError listing what there is.
+            contexts (a ValueError names them).
         """
         if event not in KINDS:
             raise ValueError("unknown event kind %r; the kinds are %s"

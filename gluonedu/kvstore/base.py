@@ -46,7 +46,7 @@ class KVStoreBase:
     #: ones).
     sums_row_sparse = False
 
-    #: Registered custom stores: lower-cased class name -> class.
+    #: Registered custom stores, lower-cased class name -> class.
     kv_registry = {}
 
     def broadcast(self, key, value, out, priority=0):

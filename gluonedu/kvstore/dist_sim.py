@@ -94,17 +94,21 @@ class StalenessSimulation:
     def train(self, params, grad_fn, optimizer):
         """Train ``params`` asynchronously along :meth:`schedule`; returns the pushes.
 
+        Parameters
+        ----------
         params : ParameterDict, dict or list of Parameter (on one context)
-
         grad_fn : callable ``grad_fn(worker, step) -> loss``
             Runs forward and backward for that worker's batch (the Parameters hold the
             weights the worker pulled); returns the loss as a float.
         optimizer : Optimizer
             Runs on the simulated server (a local store) for every push.
 
-        Returns a list of ``(SimulatedPush, loss)``. Each push also emits a
-        ``staleness`` event (source ``'simulation'``, context ``'worker<w>'``,
-        ``step`` = the push's version). The Parameters end holding the server's weights.
+        Returns
+        -------
+        list of (SimulatedPush, loss)
+            Each push also emits a ``staleness`` event (source ``'simulation'``, context
+            ``'worker<w>'``, ``step`` = the push's version). The Parameters end holding
+            the server's weights.
         """
         from .local import KVStore
         if isinstance(params, dict) or hasattr(params, 'values'):

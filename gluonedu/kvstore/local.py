@@ -122,7 +122,7 @@ class KVStore(KVStoreBase):
 
     @property
     def rank(self):
-        """Always 0: a single-machine store has one worker."""
+        """Always 0, as a single-machine store has one worker."""
         return 0
 
     @property
@@ -387,8 +387,11 @@ class KVStore(KVStoreBase):
     def pull(self, key, out=None, priority=0, ignore_sparse=True):
         """Copy each key's stored value into its output(s).
 
-        out : NDArray, list of NDArray (e.g. one per device), or a list of those per key.
-
+        Parameters
+        ----------
+        key : int, str, or list of them
+        out : NDArray, list of NDArray (e.g. one per device), or a list of those per key
+        priority : int, default 0
         ignore_sparse : bool, default True
             Leave row-sparse outputs untouched (use :meth:`row_sparse_pull` for them);
             with False they receive every stored row.

@@ -73,7 +73,8 @@ class CSRNDArray(BaseSparseNDArray):
 
     @property
     def indptr(self):
-        """A copy of the row pointers (int64, rows + 1): row i is data[indptr[i]:indptr[i+1]]."""
+        """A copy of the row pointers (int64, rows + 1); row i is
+        ``data[indptr[i]:indptr[i+1]]``."""
         return NDArray(self._indptr.copy(), self._ctx)
 
     def _row_ids(self):

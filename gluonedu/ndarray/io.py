@@ -59,6 +59,10 @@ def _files(i, stype):
 def save(fname, data, format='gluonedu'):  # pylint: disable=redefined-builtin
     """Save an NDArray, a list of NDArrays or a dict of str -> NDArray to ``fname``.
 
+    Parameters
+    ----------
+    fname : str
+    data : NDArray, list of NDArray, or dict of str to NDArray
     format : {'gluonedu', 'mxnet'}
         gluonedu's ZIP of ``.npy`` files (the default), or MXNet's binary format, which
         MXNet 1.x's ``nd.load`` reads.

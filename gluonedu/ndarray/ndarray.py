@@ -94,7 +94,8 @@ class NDArray:
 
     @property
     def stype(self):
-        """Storage type: 'default' for dense arrays."""
+        """The storage type, 'default' for a dense array ('row_sparse' or 'csr' for the
+        sparse ones)."""
         return 'default'
 
     @property
@@ -219,6 +220,8 @@ class NDArray:
     def attach_grad(self, grad_req='write', stype=None):
         """Make this array a variable of differentiation, with a zeroed gradient buffer.
 
+        Parameters
+        ----------
         grad_req : {'write', 'add', 'null'}
             'write' overwrites ``grad`` at each backward, 'add' accumulates into it.
         stype : {None, 'default', 'row_sparse', 'csr'}

@@ -980,7 +980,11 @@ def _signature(op):
 def docstring(op, array_type='NDArray'):
     """The docstring of ``op``'s function in ``mx.nd`` (``array_type='NDArray'``) or
     ``mx.sym`` (``'Symbol'``): its doc, inputs and parameters."""
-    lines = [op.doc, '', 'Parameters', '----------']
+    aliases = ' (also %s)' % ', '.join(op.aliases) if op.aliases else ''
+    # The operator's name comes before the Parameters section: napoleon would read a
+    # paragraph after it as one more parameter.
+    lines = [op.doc, '', 'MXNet operator: ``%s``%s.' % (op.name, aliases), '',
+             'Parameters', '----------']
     for n in op.input_names:
         lines.append('%s : %s%s' % (n, array_type, ' (any number)' if op.variadic else ''))
     for p in op.params.values():
@@ -995,7 +999,4 @@ def docstring(op, array_type='NDArray'):
         lines.append('    The name of the node (default: automatic, e.g. %s0).' % op.name.lower())
         lines.append('attr : dict of str to str, optional')
         lines.append('    Attributes of the node.')
-    lines.append('')
-    lines.append('MXNet operator: ``%s``%s.' % (
-        op.name, (' (also ' + ', '.join(op.aliases) + ')') if op.aliases else ''))
     return '\n'.join(lines)

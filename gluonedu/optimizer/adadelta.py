@@ -66,6 +66,8 @@ class AdaDelta(Optimizer):
     **kwargs
         Passed to :class:`Optimizer` (``wd``, ``rescale_grad``, ``clip_gradient``, ...).
 
+    Notes
+    -----
     State: ``AdaDeltaState(acc_grad, acc_delta)``, float32 zeros of the weight's shape.
     """
 

@@ -78,6 +78,8 @@ class AdaGrad(Optimizer):
     **kwargs
         Passed to :class:`Optimizer` (``learning_rate``, ``wd``, ``clip_gradient``, ...).
 
+    Notes
+    -----
     State: ``history``, float32 zeros of the weight's shape and storage type.
     """
 

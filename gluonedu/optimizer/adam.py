@@ -75,6 +75,8 @@ class Adam(Optimizer):
     **kwargs
         Passed to :class:`Optimizer` (``wd``, ``rescale_grad``, ``clip_gradient``, ...).
 
+    Notes
+    -----
     State: ``AdamState(mean, var)``, zeros of the weight's shape and dtype (and storage type, when
     ``lazy_update`` is True).
     """

@@ -63,6 +63,8 @@ class Adamax(Optimizer):
     **kwargs
         Passed to :class:`Optimizer` (``wd``, ``rescale_grad``, ``clip_gradient``, ...).
 
+    Notes
+    -----
     State: ``AdamaxState(mean, inf_norm)`` — ``m`` and ``u``, zeros of the weight's shape and dtype.
     """
 

@@ -107,6 +107,8 @@ class AdamW(Optimizer):
     **kwargs
         Passed to :class:`Optimizer` (``rescale_grad``, ``clip_gradient``, ...).
 
+    Notes
+    -----
     State: ``AdamWState(mean, var)``, zeros of the weight's shape and dtype.
     """
 

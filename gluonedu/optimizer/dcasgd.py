@@ -84,6 +84,8 @@ class DCASGD(Optimizer):
     **kwargs
         Passed to :class:`Optimizer` (``learning_rate``, ``wd``, ``rescale_grad``, ...).
 
+    Notes
+    -----
     State: ``DCASGDState(momentum or None, previous_weight)``; the previous weight starts as a copy
     of the weight.
     """

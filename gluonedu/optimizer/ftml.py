@@ -100,6 +100,8 @@ class FTML(Optimizer):
     **kwargs
         Passed to :class:`Optimizer` (``learning_rate``, ``wd``, ``rescale_grad``, ...).
 
+    Notes
+    -----
     The state is ``FTMLState(prev_d, prev_v, prev_z)``, dense, in the weight's dtype.
     Row-sparse gradients are used as the dense arrays they stand for.
     """

@@ -98,6 +98,8 @@ class Ftrl(Optimizer):
     **kwargs
         Passed to :class:`Optimizer` (``wd``, ``rescale_grad``, ``clip_gradient``, ...).
 
+    Notes
+    -----
     The state is ``FtrlState(z, n)``.
     """
 

@@ -161,6 +161,8 @@ class LAMB(Optimizer):
     **kwargs
         Passed to :class:`Optimizer` (``wd``, ``rescale_grad``, ``multi_precision``, ...).
 
+    Notes
+    -----
     The state is ``LAMBState(mean, var)``; with ``multi_precision=True`` a float16 weight's
     state is ``MultiPrecisionState(weight_fp32, LAMBState(mean, var))``, the moments float32, and the float16 weight receives
     the updated master copy. ``aggregate_num`` (how many tensors the Updater passes per

@@ -101,6 +101,8 @@ class LARS(MomentumOptimizer):
     **kwargs
         Passed to :class:`Optimizer` (``learning_rate``, ``wd``, ``multi_precision``, ...).
 
+    Notes
+    -----
     The state is the momentum (None when ``momentum == 0``). With ``multi_precision=True``
     a float16 weight's state is ``(momentum or None, weight_fp32)`` — SGD's order. The
     trust ratio is then measured on the float16 weight, as MXNet does.

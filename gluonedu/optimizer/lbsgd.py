@@ -127,6 +127,8 @@ class LBSGD(Optimizer):
     **kwargs
         Passed to :class:`Optimizer` (``learning_rate``, ``wd``, ``rescale_grad``, ...).
 
+    Notes
+    -----
     The state is the momentum (None when ``momentum == 0``). Through the Updater a
     float16 weight with ``multi_precision=True`` gets the base class's
     ``(weight_fp32, momentum)``; :meth:`create_state` called directly on a float16

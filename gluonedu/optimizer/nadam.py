@@ -82,6 +82,8 @@ class Nadam(Optimizer):
     **kwargs
         Passed to :class:`Optimizer` (``wd``, ``rescale_grad``, ``clip_gradient``, ...).
 
+    Notes
+    -----
     State: ``NadamState(mean, var)``, zeros of the weight's shape and dtype; plus the shared
     ``m_schedule`` attribute (starting at 1.0).
     """

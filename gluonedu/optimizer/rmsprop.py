@@ -112,6 +112,8 @@ class RMSProp(Optimizer):
     **kwargs
         Passed to :class:`Optimizer` (``wd``, ``rescale_grad``, ``clip_gradient``, ...).
 
+    Notes
+    -----
     State: ``RMSPropState(mean_square)`` (``n``), or
     ``CenteredRMSPropState(mean_square, mean, delta)`` (``n, g_avg, delta``) when
     centered; float32 zeros of the weight's shape and storage type.

@@ -144,7 +144,7 @@ class Quadratic(Landscape):
 
     @property
     def hessian(self):
-        """The constant Hessian, a 2 x 2 array: ``f(w) = ½ wᵀ H w``.
+        """The constant Hessian H, a 2 x 2 array, of ``f(w) = ½ wᵀ H w``.
 
         Its eigenvalues are 1 and κ; ``np.linalg.eigh(land.hessian)`` gives them with the
         eigenvectors (the bowl's axes, ``angle`` degrees from x and y).
@@ -328,7 +328,7 @@ class Noisy(Landscape):
 
     Every sample's gradient is the true gradient plus independent Gaussian noise of
     standard deviation ``noise`` in each coordinate; a minibatch averages ``batch_size``
-    of them, so an optimizer receives
+    of them, so an optimizer receives::
 
         g = ∇f(w) + (noise / √batch_size) · ξ,      ξ ~ N(0, I)
 
@@ -373,7 +373,8 @@ class Noisy(Landscape):
 
     @property
     def gradient_std(self):
-        """Standard deviation of the gradient's noise per coordinate: noise / √batch_size."""
+        """Standard deviation of the gradient's noise per coordinate,
+        ``noise / √batch_size``."""
         return self.noise / math.sqrt(self.batch_size)
 
     def formula(self, x, y, xp):
@@ -442,6 +443,8 @@ def run_optimizer(landscape, optimizer, steps, start=None, seed=None, dtype='flo
     ctx : Context, optional
         Where the weight lives (the current context by default).
 
+    Notes
+    -----
     Each step records ``landscape.loss(w)`` under ``autograd``, calls ``backward()`` and
     then ``Updater(0, w.grad, w)`` -- one parameter, index 0. Row 0 of the result is the
     start; row ``t`` is the weight after ``t`` updates. If the weight stops being finite

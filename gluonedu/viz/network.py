@@ -82,6 +82,8 @@ def print_summary(symbol, shape=None, line_length=120, positions=(.44, .64, .74,
     positions : sequence of float or int
         Where each column ends, as fractions of ``line_length`` (or in characters).
 
+    Notes
+    -----
     As MXNet, an input counts towards a layer's parameters when it is an operator's output
     or one of the numbers in the graph's first head entry (in practice: the data variable,
     node 0), and an input's width is its shape's second axis.

@@ -194,6 +194,8 @@ def plot_trajectories(landscape, trajectories, ax=None, levels=30, grid=200,
         point (``landscape.start`` by default) and the random seed (stochastic
         optimizers such as SGLD), as :func:`~gluonedu.viz.landscapes.run_optimizer`.
 
+    Notes
+    -----
     What is drawn: the contour lines (one ``QuadContourSet``), each global minimum as a
     star, each path as one line (``ax.lines``, labelled, in the order given) with its
     start as a hollow circle and its end as a filled dot in the path's colour (both
@@ -461,18 +463,22 @@ def plot_norms(recorder, which=('weight', 'grad'), params=None, ax=None, figsize
                title=None, legend=True):
     """L2 norms per parameter over the steps, log scale; returns the Figure.
 
+    The rows exist only if the Recorder asked for them:
+    ``Recorder(trainer, norms=True)`` (or ``norms=[...]`` naming the quantities).
+
+    Parameters
+    ----------
+    recorder : Recorder
     which : str or sequence of str, default ('weight', 'grad')
         The quantities: ``'weight'``, ``'grad'``, ``'update'`` (the ``norm`` rows) or
         the optimizer's state names, e.g. ``'mean'``/``'var'`` for Adam or
         ``'momentum'`` (the ``state_norm`` rows). One Axes per quantity, stacked and
         sharing the step axis, in this order (``fig.axes``), each on a log y scale
         with one line per parameter (``gid`` = the parameter).
-
-    params : str or list of str, optional -- the parameters to draw (default: all).
-    ax : matplotlib Axes, optional -- only when ``which`` names one quantity.
-
-    The rows exist only if the Recorder asked for them:
-    ``Recorder(trainer, norms=True)`` (or ``norms=[...]`` naming the quantities).
+    params : str or list of str, optional
+        The parameters to draw (default: all).
+    ax : matplotlib Axes, optional
+        Only when ``which`` names one quantity.
     """
     which = (which,) if isinstance(which, str) else tuple(which)
     if not which:
@@ -630,13 +636,17 @@ def plot_kv_traffic(recorder, ax=None, total=False, log=False, figsize=None, tit
 def plot_loss(recorder, names=('loss',), ax=None, log=False, figsize=None, title=None):
     """The metric rows a training loop logged, against the step; returns the Figure.
 
+    Parameters
+    ----------
+    recorder : Recorder
     names : str or sequence of str, default ('loss',)
         The metrics (``rec.log('loss', ...)``, ``rec.log_metric(accuracy=...)``); one
         Axes per metric, stacked, each with one line (``gid`` = the metric) whose data
         are the metric's rows in the order they were logged.
-
-    log : bool -- a log y scale.
-    ax : matplotlib Axes, optional -- only for one metric.
+    log : bool, default False
+        A log y scale.
+    ax : matplotlib Axes, optional
+        Only for one metric.
     """
     names = (names,) if isinstance(names, str) else tuple(names)
     if not names:

@@ -54,6 +54,8 @@ class TrainingDashboard(WidgetView):
     clock : callable, default time.monotonic
         The time source of the throttle (tests pass a fake one).
 
+    Notes
+    -----
     Plain methods: :meth:`update`, :meth:`data`, :meth:`summary`, :meth:`figure`,
     :meth:`png`. ``redraws`` counts the redraws, ``skipped`` the throttled calls.
     """

@@ -67,6 +67,8 @@ class MomentumExplorer(WidgetView):
     start : (x, y), optional
         The bowl's own start by default.
 
+    Notes
+    -----
     Plain methods (what the controls call): :meth:`set`, :meth:`recompute`,
     :meth:`errors`, :meth:`rates`, :meth:`summary`, :meth:`figure`, :meth:`png`.
     After a run: ``path`` (``(steps + 1, 2)``, ``nan`` rows after a divergence),
@@ -141,7 +143,7 @@ class MomentumExplorer(WidgetView):
 
     @property
     def optimizer(self):
-        """The registered optimizer that runs: 'nag' or 'sgd'."""
+        """The registered optimizer that runs, 'nag' or 'sgd'."""
         return 'nag' if self.settings['nesterov'] else 'sgd'
 
     def recompute(self):

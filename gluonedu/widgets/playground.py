@@ -67,9 +67,12 @@ def dropdown_optimizers():
 class HyperParameter:
     """How one constructor argument is shown.
 
-    kind : 'log' (FloatLogSlider over ``10**min .. 10**max``), 'linear' (FloatSlider),
-        'int' (IntSlider) or 'bool' (Checkbox); ``min``/``max``/``step`` are in the
-        slider's own units (exponents for 'log').
+    Attributes
+    ----------
+    kind : {'log', 'linear', 'int', 'bool'}
+        A FloatLogSlider over ``10**min .. 10**max``, a FloatSlider, an IntSlider or a
+        Checkbox; ``min``/``max``/``step`` are in the slider's own units (exponents for
+        'log').
     """
     name: str
     default: object
@@ -232,6 +235,8 @@ class OptimizerPlayground(WidgetView):
     **hyperparameters
         Initial values for the optimizer's sliders (see :func:`hyperparameters`).
 
+    Notes
+    -----
     Plain methods (what the controls call): :meth:`set`, :meth:`recompute`,
     :meth:`summary`, :meth:`figure`, :meth:`png`. Attributes after a run: ``path``
     (``(steps + 1, 2)`` array, ``nan`` rows after a divergence), ``hyperparameters``

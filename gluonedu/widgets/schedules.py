@@ -73,6 +73,8 @@ class ScheduleExplorer(WidgetView):
         base_lr (as ``max_lr``) and max_update (as ``total_steps``); its momentum curve
         is drawn too, on the right-hand axis.
 
+    Notes
+    -----
     Plain methods: :meth:`set`, :meth:`make_scheduler`, :meth:`values`,
     :meth:`summary`, :meth:`figure`, :meth:`png`. ``settings`` holds every value.
     """

@@ -13,6 +13,8 @@ class Activation(HybridBlock):
     activation : str
         'relu', 'sigmoid', 'tanh', 'softrelu' or 'softsign'.
 
+    Notes
+    -----
     The automatic prefix is the activation's name: ``Activation('relu')`` is ``'relu0_'``.
     """
 

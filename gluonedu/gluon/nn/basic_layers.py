@@ -187,6 +187,8 @@ class Embedding(HybridBlock):
     sparse_grad : bool, default False
         Give the weight a 'row_sparse' gradient holding only the rows looked up.
 
+    Notes
+    -----
     Input: ids of any shape; output: that shape + (output_dim,).
     """
 
