@@ -2,8 +2,8 @@
 
 Build with ``make docs`` (HTML in build/docs); ``tests/test_docs.py`` builds it with
 warnings as errors. The notebooks are rendered as saved, never executed here, and only
-the curriculum (``notebooks/NN_*.ipynb``; ``docs/notebooks`` links to ../notebooks) is
-part of the site. The page "What of MXNet is covered" shows ``docs/api-coverage.md``,
+the curriculum (``notebooks/NN_name.ipynb``, as scripts/curriculum.py defines it;
+``docs/notebooks`` links to ../notebooks) is part of the site. The page "What of MXNet is covered" shows ``docs/api-coverage.md``,
 the API coverage report ``make api-coverage`` writes, where that file exists.
 
 The site needs no network: MathJax comes from the docs extra (copied into the build's
@@ -17,6 +17,8 @@ from pathlib import Path
 DOCS = Path(__file__).resolve().parent
 sys.path.insert(0, str(DOCS.parent))          # document this checkout's gluonedu
 sys.path.insert(0, str(DOCS))                 # docstring_check
+sys.path.insert(0, str(DOCS.parent / 'scripts'))   # curriculum
+from curriculum import curriculum_notebooks  # noqa: E402
 
 project = 'gluonedu'
 author = 'the gluonedu authors'
@@ -25,7 +27,9 @@ copyright = '2026, ' + author
 extensions = ['sphinx.ext.autodoc', 'sphinx.ext.napoleon', 'docstring_check', 'myst_nb']
 
 root_doc = 'index'
-include_patterns = ['*.md', 'api/*.md', 'rubrics/*.md', 'notebooks/[0-9][0-9]_*.ipynb']
+# The curriculum by name: a teacher's scratch copy (03_momentum-Copy1.ipynb) is no page.
+include_patterns = ['*.md', 'api/*.md', 'rubrics/*.md'] + [
+    'notebooks/' + notebook.name for notebook in curriculum_notebooks()]
 exclude_patterns = ['_build', 'notebooks/.ipynb_checkpoints']
 
 # The notebooks are committed executed: show their saved outputs, run nothing.

@@ -18,6 +18,9 @@ import pytest
 from browser.browser_helpers import CHROMIUM, CHROMIUM_ARGS, missing
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / 'scripts'))
+from curriculum import curriculum_notebooks  # noqa: E402
+
 #: What the docs extra brings: module -> its package.
 DOCS_EXTRA = {'sphinx': 'sphinx', 'myst_nb': 'myst-nb', 'mathjax': 'django-static-mathjax'}
 
@@ -46,7 +49,7 @@ def site(tmp_path_factory):
 
 
 def test_every_curriculum_notebook_is_a_page_with_its_saved_outputs(site):
-    curriculum = sorted(p.stem for p in (ROOT / 'notebooks').glob('[0-9][0-9]_*.ipynb'))
+    curriculum = sorted(p.stem for p in curriculum_notebooks())
     pages = sorted(p.stem for p in (site / 'notebooks').glob('*.html'))
     assert pages == curriculum
     playground = (site / 'notebooks' / '11_optimizer_playground.html').read_text()
