@@ -188,7 +188,12 @@ class TrainingDashboard(WidgetView):
         ax_loss.set_title(self.metric)
         if len(loss) and np.all(loss > 0):
             ax_loss.set_yscale('log')
-        for ax, table, title in ((ax_lr, data['lr'], 'effective lr'),
+        if not len(loss):
+            ax_loss.text(0.5, 0.5, 'no step recorded yet:\ncall update() in the loop',
+                         ha='center', va='center', transform=ax_loss.transAxes,
+                         fontsize='small')
+        # Parameters on the same learning rate share one line (often all of them).
+        for ax, table, title in ((ax_lr, _same_series_once(data['lr']), 'effective lr'),
                                  (ax_norm, data['norm'], '%s norm' % self.norm)):
             for i, (param, (s, v)) in enumerate(sorted(table.items())):
                 ax.plot(s, v, lw=1.0, label=param if i < MAX_LINES else '_hidden')
@@ -223,3 +228,22 @@ class TrainingDashboard(WidgetView):
             self._image_bytes = self.png()
         self._image.value = self._image_bytes
         self._show_summary()
+
+
+def _same_series_once(table):
+    """``{label: (steps, values)}`` with the parameters whose series are equal merged:
+    one entry per distinct series, labelled by its parameter, ``'all N parameters'``
+    or ``'<first> and N others'``."""
+    groups = []
+    for param, (steps, values) in sorted(table.items()):
+        for group in groups:
+            if np.array_equal(group[1], steps) and np.array_equal(group[2], values):
+                group[0].append(param)
+                break
+        else:
+            groups.append(([param], steps, values))
+    if len(groups) == 1 and len(table) > 1:
+        return {'all %d parameters' % len(table): groups[0][1:]}
+    return {(params[0] if len(params) == 1 else
+             '%s and %d others' % (params[0], len(params) - 1)): (steps, values)
+            for params, steps, values in groups}

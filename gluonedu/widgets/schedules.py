@@ -32,6 +32,8 @@ SCHEDULERS = {
 }
 
 #: Settings every scheduler takes (one-cycle only base_lr: it rises on its own).
+#: Width of a control's name beside it: none is cut short (warmup_begin_lr was).
+LABEL_WIDTH_PX = 135
 COMMON = ('base_lr', 'warmup_steps', 'warmup_begin_lr', 'warmup_mode')
 
 #: Constructor arguments named otherwise than the setting: one-cycle peaks at base_lr
@@ -225,16 +227,18 @@ class ScheduleExplorer(WidgetView):
     # ------------------------------------------------------------------ the view
     def _build(self):
         import ipywidgets as w
-        style = {'description_width': '110px'}
+        # Room for the longest name, final_div_factor, at about 8 px a character.
+        style = {'description_width': '%dpx' % LABEL_WIDTH_PX}
+        width = '%dpx' % (LABEL_WIDTH_PX + 220)
         c = self._controls
 
         def common(**extra):
             # A Layout per control: the hidden ones get display='none' on their own.
-            return dict(style=style, layout=w.Layout(width='330px'), continuous_update=False,
+            return dict(style=style, layout=w.Layout(width=width), continuous_update=False,
                         **extra)
 
         c['scheduler'] = w.Dropdown(options=list(SCHEDULERS), description='scheduler',
-                                    style=style, layout=w.Layout(width='330px'))
+                                    style=style, layout=w.Layout(width=width))
         c['num_updates'] = w.IntSlider(min=10, max=1000, step=10, description='num_updates',
                                        **common())
         c['base_lr'] = w.FloatLogSlider(base=10, min=-4, max=1, step=0.1, description='base_lr',
@@ -256,7 +260,7 @@ class ScheduleExplorer(WidgetView):
                                              description='warmup_begin_lr', readout_format='.4g',
                                              **common())
         c['warmup_mode'] = w.Dropdown(options=['linear', 'constant'], description='warmup_mode',
-                                      style=style, layout=w.Layout(width='330px'))
+                                      style=style, layout=w.Layout(width=width))
         c['pct_start'] = w.FloatSlider(min=0.05, max=0.95, step=0.05, description='pct_start',
                                        readout_format='.2f', **common())
         c['div_factor'] = w.FloatLogSlider(base=10, min=0, max=3, step=0.1,

@@ -27,6 +27,7 @@ from gluonedu.viz import Quadratic, run_optimizer  # noqa: E402
 from gluonedu.widgets import (OptimizerPlayground, ScheduleExplorer, TrainingDashboard,  # noqa: E402
                               dropdown_optimizers, hyperparameters)
 from gluonedu.widgets._common import round_significant  # noqa: E402
+from gluonedu.widgets import dashboard as dashboard_module  # noqa: E402
 
 REGISTRY = mx.optimizer.Optimizer.opt_registry
 PNG_MAGIC = b'\x89PNG\r\n\x1a\n'
@@ -511,3 +512,33 @@ def test_schedule_explorer_controls():
     assert 'increasing' in ex._summary_html.value and ex.settings['milestones'] == (30, 60)
     c['base_lr'].value = 10 ** -0.9                 # log slider: 3 significant digits
     assert ex.settings['base_lr'] == round_significant(10 ** -0.9) == 0.126
+
+
+def test_dashboard_draws_one_lr_line_for_parameters_on_the_same_rate(short_training):
+    rec, _, trainer = short_training(3)
+    dash = TrainingDashboard(rec)
+    _, lr_axes, norm_axes = dash.figure().axes
+    assert [line.get_label() for line in lr_axes.get_lines()] == ['all 4 parameters']
+    assert len(norm_axes.get_lines()) == 4           # the norms differ: one line each
+
+    weights = sorted(p.name for p in trainer._params if p.name.endswith('weight'))
+    rates = {name: 0.05 for name in dash.data()['lr']}
+    rates.update({weights[0]: 0.01})                 # one parameter on its own rate
+    table = {name: (np.arange(1, 4), np.full(3, rate)) for name, rate in rates.items()}
+    merged = dashboard_module._same_series_once(table)
+    others = sorted(set(rates) - {weights[0]})
+    assert sorted(merged) == sorted([weights[0], '%s and 2 others' % others[0]])
+
+
+def test_dashboard_before_the_first_step_says_what_to_do():
+    dash = TrainingDashboard(Recorder())
+    loss_axes = dash.figure().axes[0]
+    assert 'call update() in the loop' in ' '.join(t.get_text() for t in loss_axes.texts)
+
+
+def test_schedule_explorer_leaves_room_for_every_control_name():
+    ex = ScheduleExplorer('cosine')
+    ex.widget
+    for name, control in ex._controls.items():
+        width = int(control.style.description_width.rstrip('px'))
+        assert width >= 8 * len(control.description), name
