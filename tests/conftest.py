@@ -1,7 +1,9 @@
 """Fixtures shared across test directories.
 
 ``ray_cluster``: one local Ray cluster for every distributed-store and launcher test of
-the session (starting Ray takes seconds; the tests share it).
+the session (starting Ray takes seconds; the tests share it). ``short_temp_dir``: a
+fresh directory for a launcher's temp files (its ``TMPDIR``), so that a test can check
+what is left there.
 
 Under pytest-xdist (``make test`` runs ``-n auto --dist loadfile``) each test file, and
 each notebook, runs whole on one worker (tests/test_exercise_mutants.py: each notebook's
@@ -11,6 +13,8 @@ starts Ray runs on the same worker, so two Ray clusters never start at once.
 """
 import fnmatch
 import importlib.util
+import shutil
+import tempfile
 
 import pytest
 
@@ -54,3 +58,12 @@ def ray_cluster():
     cluster = mx.kv.local_cluster()
     yield cluster
     cluster.close()
+
+
+@pytest.fixture
+def short_temp_dir():
+    """A fresh directory under /tmp with a short path (a local Ray cluster's socket paths
+    inside it must stay under ~107 characters); removed after the test."""
+    path = tempfile.mkdtemp(prefix='gl-', dir='/tmp')
+    yield path
+    shutil.rmtree(path, ignore_errors=True)

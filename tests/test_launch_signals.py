@@ -1,10 +1,11 @@
 """The launcher and its workers under signals: SIGTERM/SIGINT stop a run and the Ray
-cluster the launcher started, a SIGKILLed launcher leaves no worker behind for long,
-and a worker that stops answering (SIGSTOP) is named as the cause.
+cluster the launcher started (mid-run, and while Ray is still starting), a SIGKILLed
+launcher leaves no worker behind for long, and a worker that stops answering (SIGSTOP)
+is named as the cause.
 
 The first tests need no Ray: they drive the launcher's stopper and a worker's watch on
-plain processes. The others run ``python -m gluonedu.launch`` on Ray (one starts its own
-cluster, one joins the session's); they are skipped, naming why, where Ray cannot
+plain processes. The others run ``python -m gluonedu.launch`` on Ray (two start their
+own cluster, one joins the session's); they are skipped, naming why, where Ray cannot
 start. Processes are told apart by a marker in their environment (Linux's /proc).
 Time limits are generous: these tests check what ends, not how fast on a busy machine.
 """
@@ -86,7 +87,7 @@ STOPPER_RUN = textwrap.dedent('''
         workers = []
 
     run = Run()
-    stopper = Stopper(run)
+    stopper = Stopper(run, last_resort=lambda: print('last resort', flush=True))
     stopper.install()
     # One worker ignores SIGTERM: the stopper must kill it after its grace.
     run.workers = [Worker(0, ['sleep', '600']), Worker(1, ['sleep', '600']),
@@ -96,7 +97,13 @@ STOPPER_RUN = textwrap.dedent('''
     run.workers[2].proc.stdout.readline()   # it ignores SIGTERM from now on
     print(' '.join(str(w.proc.pid) for w in run.workers), flush=True)
     if sys.argv[1] == 'stuck':
-        time.sleep(600)        # a main thread that never looks (as inside ray.init)
+        time.sleep(600)        # a main thread that never looks (as inside Ray's native code)
+    elif sys.argv[1] == 'interrupted':
+        try:
+            with stopper.interrupting():
+                time.sleep(600)    # as while starting Ray
+        except SystemExit as stop:
+            print('interrupted by %d' % stop.code, flush=True)
     while not stopper.stopping:
         time.sleep(0.05)
     stopper.workers_ended.wait(10)
@@ -106,10 +113,13 @@ STOPPER_RUN = textwrap.dedent('''
 
 
 @pytest.mark.parametrize('sig, main_thread', [(signal.SIGTERM, 'polls'),
-                                              (signal.SIGINT, 'stuck')])
+                                              (signal.SIGINT, 'stuck'),
+                                              (signal.SIGINT, 'interrupted')])
 def test_the_stopper_forwards_the_signal_and_the_process_ends_in_time(sig, main_thread):
     """SIGTERM: the worker that ignores it is killed after the grace. A main thread that
-    never looks again (as inside ray.init): the process ends itself by the deadline."""
+    never looks again (as inside Ray's native code): the process ends itself by the
+    deadline, after its last resort (the launcher's: ending the Ray node it was starting).
+    A main thread inside ``interrupting()`` (as while starting Ray) is interrupted."""
     from gluonedu.kvstore.launch_stop import EXIT_DEADLINE, WORKER_GRACE
     marker = 'GLUONEDU_TEST_%s' % uuid.uuid4().hex
     proc = subprocess.Popen([sys.executable, '-c', STOPPER_RUN, main_thread],
@@ -121,7 +131,10 @@ def test_the_stopper_forwards_the_signal_and_the_process_ends_in_time(sig, main_
     code = proc.wait(timeout=60)
     elapsed = time.monotonic() - start
     assert code == 128 + sig
-    earliest = EXIT_DEADLINE if main_thread == 'stuck' else WORKER_GRACE
+    out = proc.stdout.read()
+    assert ('last resort' in out) == (main_thread == 'stuck')
+    assert ('interrupted by %d' % sig in out) == (main_thread == 'interrupted')
+    earliest = {'polls': WORKER_GRACE, 'stuck': EXIT_DEADLINE, 'interrupted': 0}[main_thread]
     assert elapsed >= earliest - 0.5, elapsed
     if LINUX:   # every worker is gone with it
         assert _wait_gone(marker, 10) is not None, _marked(marker)
@@ -221,13 +234,19 @@ def _run_until_all_step(marker, extra_env, *args):
 SLACK_LIMIT = 30
 
 
+def _ray_dirs(temp_dir):
+    """The Ray directories a launcher whose TMPDIR is ``temp_dir`` left there."""
+    return [name for name in os.listdir(temp_dir) if name.startswith('gluonedu-ray-')]
+
+
 @pytest.mark.skipif(not LINUX, reason='finds processes through /proc (Linux)')
-def test_sigint_to_the_launcher_ends_every_worker_and_its_ray_cluster():
+def test_sigint_to_the_launcher_ends_every_worker_and_its_ray_cluster(short_temp_dir):
     """Ctrl-C: the launcher forwards it, stops the Ray cluster it started and exits 130;
-    no worker and no Ray process (they carry the launcher's environment) is left."""
+    no worker and no Ray process (they carry the launcher's environment) is left, nor
+    Ray's directory."""
     pytest.importorskip('ray', reason="the launcher needs the 'dist' extra (ray)")
     marker = 'GLUONEDU_TEST_%s' % uuid.uuid4().hex
-    proc, lines = _run_until_all_step(marker, {})
+    proc, lines = _run_until_all_step(marker, {'TMPDIR': short_temp_dir})
     try:
         running = _marked(marker)
         assert len(running) >= 6, running   # the launcher, 3 workers, Ray's own processes
@@ -244,8 +263,43 @@ def test_sigint_to_the_launcher_ends_every_worker_and_its_ray_cluster():
     assert 'got SIGINT; stopping the workers' in out, out[-3000:]
     assert 'could not stop cleanly' not in out, out[-3000:]
     assert 'of 3 done' not in out   # stopped mid-run
+    assert _ray_dirs(short_temp_dir) == []
     print('SIGINT to the launcher: %d processes gone after %.1f s'
           % (len(running), time.monotonic() - start))
+
+
+@pytest.mark.skipif(not LINUX, reason='finds processes through /proc (Linux)')
+def test_sigterm_while_ray_starts_leaves_no_ray_process_or_directory(short_temp_dir):
+    """The launcher stopped while it is inside ray.init (the node's directory made, some
+    of its processes running): within 10 s nothing of the node is left."""
+    pytest.importorskip('ray', reason="the launcher needs the 'dist' extra (ray)")
+    marker = 'GLUONEDU_TEST_%s' % uuid.uuid4().hex
+    proc = _start_launcher(marker, {'TMPDIR': short_temp_dir}, workers=2)
+    try:
+        lines, _ = _read_until(proc, lambda line, _: 'starting Ray on this machine' in line,
+                               120)
+        deadline = time.monotonic() + 120
+        # The node's directory, the launcher and at least two of Ray's processes (GCS, ...).
+        while not (_ray_dirs(short_temp_dir) and len(_marked(marker)) >= 3) \
+                and time.monotonic() < deadline:
+            time.sleep(0.1)
+        starting = len(_marked(marker))
+        start = time.monotonic()
+        proc.send_signal(signal.SIGTERM)
+        gone = _wait_gone(marker, SLACK_LIMIT)
+        code = proc.wait(timeout=SLACK_LIMIT)
+        lines += proc.stdout.readlines()
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    out = ''.join(lines)
+    assert 'Ray is running' not in out, out     # the signal came while Ray was starting
+    assert gone is not None, (_marked(marker), out[-3000:])
+    assert code == 128 + signal.SIGTERM, out[-3000:]
+    assert 'could not stop cleanly' not in out, out[-3000:]  # Ray's start was interrupted
+    assert _ray_dirs(short_temp_dir) == [], out[-3000:]
+    print('SIGTERM while Ray starts (%d processes): all gone after %.1f s'
+          % (starting, time.monotonic() - start))
 
 
 def test_a_frozen_worker_is_named_as_the_cause(ray_cluster):

@@ -696,9 +696,11 @@ def _start_heartbeat(server, worker):
     if key in _HEARTBEATS:
         return
     interval = heartbeat_seconds()
+    ray = import_ray()
 
     def beat():
-        while True:
+        # Not once Ray is shut down: a call then could start a Ray cluster of its own.
+        while ray.is_initialized():
             try:
                 server.heartbeat.remote(worker.rank)
             except Exception:  # Ray is shutting down with the process

@@ -276,7 +276,9 @@ def local_cluster(num_cpus=None, progress=True):
     Starts Ray here (files under a temp dir, dashboard off) unless this process is
     already connected to a cluster, which is then used and left running. With
     ``progress``, starting Ray and each ``run`` print a line when they begin and one
-    when they are done (with the seconds taken); ``progress=False`` prints nothing.
+    when they are done (with the seconds taken) — and a line when the start waits for
+    another cluster starting on this machine, or tries a fresh Ray node;
+    ``progress=False`` prints nothing.
     """
     if 'ray' not in sys.modules:
         local_ray_settings()
@@ -285,7 +287,8 @@ def local_cluster(num_cpus=None, progress=True):
         return LocalCluster(owns_ray=False, progress=progress)
     started = time.monotonic()
     _report(progress, 'local_cluster: starting Ray on this machine; this takes 10-30 s ...')
-    start_local_ray(num_cpus=num_cpus)
+    start_local_ray(num_cpus=num_cpus,
+                    report=lambda text: _report(progress, 'local_cluster: ' + text))
     _report(progress, 'local_cluster: Ray is running (took %.1f s)'
             % (time.monotonic() - started))
     return LocalCluster(owns_ray=True, progress=progress)

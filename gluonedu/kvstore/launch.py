@@ -4,9 +4,13 @@
 
     python -m gluonedu.launch -n WORKERS [-s SERVERS] [--address HOST:PORT] COMMAND...
 
-1. Starts a Ray cluster on this machine — or, with ``--address``, joins the one whose
-   head runs there (``ray start --head`` on the first machine, ``ray start
-   --address=HOST:PORT`` on each other one);
+1. Starts a Ray cluster on this machine, of its own (its own ports and temp dir, beside
+   any other launcher's or notebook's), saying when it starts and when Ray is up — or,
+   with ``--address``, joins the one whose head runs there (``ray start --head`` on the
+   first machine, ``ray start --address=HOST:PORT`` on each other one). Clusters starting
+   on one machine at once take turns, and a start that has not succeeded within
+   ``GLUONEDU_RAY_START_TIMEOUT`` (300 s) fails with a message saying what it waited for
+   (see :mod:`gluonedu.kvstore.ray_cluster`);
 2. starts SERVERS server actors (default 1) for this run, spread over the cluster's
    nodes, and says where each one runs;
 3. runs COMMAND once per worker, as a subprocess of this launcher, with the run's
@@ -23,8 +27,8 @@
 
 Signals: SIGTERM, SIGINT (Ctrl-C) and SIGHUP are forwarded to every worker (its whole
 process group); the launcher then aborts the servers, kills a worker still running 5 s
-later, stops the Ray cluster it started and exits with status 128 + the signal's number
-— within 10 s, even while Ray is still starting (see
+later, stops the Ray cluster it started (its processes and its temp dir) and exits with
+status 128 + the signal's number — within 10 s, even while Ray is still starting (see
 :mod:`gluonedu.kvstore.launch_stop`). If the launcher itself is killed (SIGKILL), each
 worker notices within half a second that its parent is gone and stops (see
 :func:`~gluonedu.kvstore.ray_cluster.watch_launcher`), and the processes of a local
@@ -44,6 +48,7 @@ import threading
 import time
 
 from ..base import MXNetError
+from . import ray_cluster
 from .launch_stop import SIGNALS, WORKER_GRACE, Stopper
 
 __all__ = ['main']
@@ -73,8 +78,12 @@ def _parser():
     return parser
 
 
+def _say(message):
+    print('gluonedu.launch: %s' % message, file=sys.stderr, flush=True)
+
+
 def _fail(message):
-    print('gluonedu.launch: error: %s' % message, file=sys.stderr, flush=True)
+    _say('error: %s' % message)
     return 2
 
 
@@ -175,14 +184,12 @@ def _supervise(workers, group, grace, silence_limit, stopper):
                           1)
                 w.end(signal.SIGKILL)  # a stopped process acts on no other signal
         if failed is not None and end_by is None:
-            print('gluonedu.launch: %s; stopping the other workers' % failed[0],
-                  file=sys.stderr, flush=True)
+            _say('%s; stopping the other workers' % failed[0])
             group.abort(failed[0])
             end_by = time.monotonic() + grace
         if end_by is not None and running and time.monotonic() > end_by:
             for w in running:
-                print('gluonedu.launch: worker %d did not stop within %.0f s; ending it'
-                      % (w.rank, grace), file=sys.stderr, flush=True)
+                _say('worker %d did not stop within %.0f s; ending it' % (w.rank, grace))
                 w.end(signal.SIGTERM)
             end_by = float('inf')
             for w in running:
@@ -192,7 +199,7 @@ def _supervise(workers, group, grace, silence_limit, stopper):
                     w.end(signal.SIGKILL)
     if failed is None:
         return 0
-    print('gluonedu.launch: the run failed: %s' % failed[0], file=sys.stderr, flush=True)
+    _say('the run failed: %s' % failed[0])
     return failed[1]
 
 
@@ -203,7 +210,7 @@ def main(argv=None):
     if problem:
         return _fail(problem)
     run = _Run()
-    stopper = Stopper(run)
+    stopper = Stopper(run, last_resort=ray_cluster.discard_local_ray)
     stopper.install()
     try:
         status = _launch(args, run, stopper)
@@ -222,37 +229,28 @@ def main(argv=None):
 def _launch(args, run, stopper):
     """Start Ray (or join it), the servers and the workers; supervise them. The exit
     status, or None if a signal stopped the run."""
-    from . import ray_cluster
     from .dist_cluster import _short, start_servers
     try:
-        if not args.address:
-            ray_cluster.local_ray_settings()  # before Ray is imported: it reads some then
-        ray_cluster.import_ray()
-        if args.address:
-            ray_cluster.check_address(args.address)
-            run.ray = 'joined'
-            ray_cluster.connect_ray(args.address)
-            address = args.address
-        else:
-            run.ray = 'local'
-            address = ray_cluster.start_local_ray()
+        with stopper.interrupting():
+            address = _start_or_join_ray(args, run)
     except (MXNetError, ImportError) as err:
         return _fail(str(err))
-    except Exception as err:  # Ray's own, e.g. a node that timed out during startup
+    except Exception as err:  # Ray's own
         return _fail("Ray could not start or connect: %s" % _short(err))
-    except SystemExit as stop:  # ray.init's own SIGTERM handler, while Ray was starting
+    except SystemExit as stop:  # a stop signal (ours or ray.init's handler) while Ray started
         if stop.code not in SIGNALS:
             raise
         return None
     stopper.reinstall()  # ray.init replaced the SIGTERM handler
+    if stopper.stopping:
+        return None
     command = list(args.command)
     if command[0] in ('python', 'python3'):
         command[0] = sys.executable
     try:
         run.group = group = start_servers(args.num_workers, args.num_servers, address=address)
         for server_id, (ip, node) in enumerate(group.locations()):
-            print('gluonedu.launch: server %d runs on %s (Ray node %s)' % (server_id, ip, node),
-                  file=sys.stderr, flush=True)
+            _say('server %d runs on %s (Ray node %s)' % (server_id, ip, node))
         lock = threading.Lock()
         for rank in range(args.num_workers):
             if stopper.stopping:
@@ -268,9 +266,26 @@ def _launch(args, run, stopper):
         return None if stopper.stopping else _fail(str(err))
 
 
+def _start_or_join_ray(args, run):
+    """Start a local Ray cluster, saying so, or join the one at ``--address``; its address."""
+    if args.address:
+        ray_cluster.import_ray()
+        ray_cluster.check_address(args.address)
+        run.ray = 'joined'
+        ray_cluster.connect_ray(args.address)
+        return args.address
+    ray_cluster.local_ray_settings()  # before Ray is imported: it reads some then
+    ray_cluster.import_ray()
+    run.ray = 'local'
+    started = time.monotonic()
+    _say('starting Ray on this machine ...')
+    address = ray_cluster.start_local_ray(report=_say)
+    _say('Ray is running at %s (took %.1f s)' % (address, time.monotonic() - started))
+    return address
+
+
 def _release(args, run):
     """Stop the Ray cluster started here, or leave the joined one (and end our servers)."""
-    from . import ray_cluster
     if run.ray == 'local':
         ray_cluster.stop_local_ray()
     elif run.ray == 'joined':

@@ -9,14 +9,17 @@ signal itself: the signal's number reaches a *watcher thread* through
 1. forwards the signal to every worker's process group and aborts the run's servers
    (so a worker waiting on a push stops too);
 2. gives the workers :data:`WORKER_GRACE` seconds, then kills those still running;
-3. waits for the main thread — which notices :attr:`Stopper.signum` at its next check,
-   stops the Ray cluster and returns ``128 + signum`` — and, if the main thread has not
-   finished :data:`EXIT_DEADLINE` seconds after the signal, ends the process itself
-   (``os._exit``; the processes of a Ray cluster started here end with it).
+3. waits for the main thread — which notices :attr:`Stopper.signum` at its next check
+   (or, while it starts Ray, is interrupted: :meth:`Stopper.interrupting`), stops the
+   Ray cluster and returns ``128 + signum`` — and, if the main thread has not finished
+   :data:`EXIT_DEADLINE` seconds after the signal (stuck in Ray's native code), ends the
+   Ray node started here itself, its processes and its files (the launcher's
+   ``last_resort``), and then the process (``os._exit``).
 
 So the launcher is gone within ``EXIT_DEADLINE`` seconds of the signal, whatever it
 was doing.
 """
+import contextlib
 import os
 import signal
 import sys
@@ -33,28 +36,28 @@ WORKER_GRACE = 5.0
 EXIT_DEADLINE = 9.0
 
 
-def _note(signum, frame):
-    """The Python-level handler: nothing to do (the watcher thread acts)."""
-
-
 class Stopper:
     """Watches for the stop signals on behalf of a launcher's ``run``.
 
     ``run`` has ``workers`` (each with ``proc`` and ``end(sig)``) and ``group`` (the
-    ServerGroup, or None), both filled in as the launcher starts them. Use
+    ServerGroup, or None), both filled in as the launcher starts them; ``last_resort()``
+    (optional) is called, from the watcher thread, before the process ends itself. Use
     :meth:`install` in the main thread, :meth:`reinstall` after anything that replaces
     the handlers (``ray.init`` sets its own SIGTERM handler), and :meth:`finished` /
     :meth:`uninstall` at the end.
     """
 
-    def __init__(self, run):
+    def __init__(self, run, last_resort=None):
         self.run = run
+        self._last_resort = last_resort
         self.signum = None                  # the signal received, once one is
         self.workers_ended = threading.Event()
         self._done = threading.Event()
         self._saved = {}
         self._saved_fd = None
         self._read = self._write = None
+        self._interrupting = False
+        self._received = None               # the signal the main thread's handler saw
 
     @property
     def stopping(self):
@@ -66,15 +69,36 @@ class Stopper:
             return
         self._read, self._write = os.pipe()
         os.set_blocking(self._write, False)
-        self._saved = {sig: signal.signal(sig, _note) for sig in SIGNALS}
+        self._saved = {sig: signal.signal(sig, self._on_signal) for sig in SIGNALS}
         self._saved_fd = signal.set_wakeup_fd(self._write, warn_on_full_buffer=False)
         threading.Thread(target=self._watch, daemon=True, name='gluonedu-launch-stop').start()
+
+    def _on_signal(self, signum, frame):
+        """The Python-level handler, run by the main thread: the watcher thread acts, and
+        inside :meth:`interrupting` the main thread drops what it is doing."""
+        self._received = signum
+        if self._interrupting:
+            raise SystemExit(signum)
+
+    @contextlib.contextmanager
+    def interrupting(self):
+        """While in the body, a stop signal also raises ``SystemExit(signum)`` in the main
+        thread — as Ray's own SIGTERM handler does — for work that does not look at
+        :attr:`stopping`, such as starting Ray (the exception unwinds it, cleaning up). A
+        signal that came before raises it at once."""
+        self._interrupting = True
+        try:
+            if self._received is not None:
+                raise SystemExit(self._received)
+            yield
+        finally:
+            self._interrupting = False
 
     def reinstall(self):
         """Take the stop signals back (after ``ray.init`` replaced SIGTERM's handler)."""
         if self._saved:
             for sig in SIGNALS:
-                signal.signal(sig, _note)
+                signal.signal(sig, self._on_signal)
 
     def finished(self):
         """The main thread has cleaned up: the watcher need not end the process."""
@@ -102,11 +126,15 @@ class Stopper:
               file=sys.stderr, flush=True)
         self.end_workers(signum, start + WORKER_GRACE)
         if not self._done.wait(max(start + EXIT_DEADLINE - time.monotonic(), 0)):
-            print('gluonedu.launch: could not stop cleanly within %.0f s of %s; exiting'
-                  % (EXIT_DEADLINE, name), file=sys.stderr, flush=True)
+            print('gluonedu.launch: could not stop cleanly within %.0f s of %s; ending what '
+                  'is left and exiting' % (EXIT_DEADLINE, name), file=sys.stderr, flush=True)
             for w in list(self.run.workers):
                 w.end(signal.SIGKILL)
-            os._exit(128 + signum)
+            try:
+                if self._last_resort is not None:
+                    self._last_resort()
+            finally:
+                os._exit(128 + signum)
 
     def _next_stop_signal(self):
         """The next stop signal's number; None (pipe closed) once :meth:`uninstall` ran.

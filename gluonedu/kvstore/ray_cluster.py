@@ -17,6 +17,9 @@ launcher sets them; :func:`local_cluster` sets the same values inside its Ray ta
                                it and stops when it is gone (:func:`watch_launcher`)
 =============================  =========================================================
 
+``GLUONEDU_RAY_START_TIMEOUT`` (seconds, default 300) bounds the start of a local cluster,
+waiting for other starts on the machine included.
+
 Liveness: a worker's store sends server 0 a heartbeat every :func:`heartbeat_seconds`
 (at most 5 s, a tenth of the timeout); the launcher names a running worker silent for
 longer than :func:`silence_limit_seconds` (a third of the timeout) as the cause of a
@@ -27,7 +30,17 @@ fresh directory under the system temp dir, removed when the cluster stops; its
 authentication token lives only in the environment (``RAY_AUTH_TOKEN``) of this process
 and its children, never in ``~/.ray``; the dashboard is off and usage statistics are
 not collected.
+
+Several local clusters may run on one machine (two students on a server, a notebook
+beside a script): each has its own directory, and Ray's processes bind free ports of
+their own. Their *starts* take turns, though: Ray gives the helper processes of a new
+node fixed deadlines to report (15 s for its dashboard agent, 30 s for the node), and a
+small machine starting two or three nodes at once — each one six Python processes
+importing Ray — misses them. A start waits for the others through a lock file in the
+system temp dir (the kernel releases it if its holder dies) and says so; a node that
+misses its deadline anyway is ended, processes and files, and a fresh one tried.
 """
+import contextlib
 import os
 import secrets
 import shutil
@@ -41,11 +54,17 @@ from dataclasses import dataclass
 
 from ..base import MXNetError
 
+try:
+    import fcntl
+except ImportError:  # Windows: the starts of local clusters do not take turns
+    fcntl = None
+
 __all__ = ['WorkerEnv', 'import_ray', 'local_ray_settings', 'start_local_ray',
-           'stop_local_ray', 'connect_ray', 'check_address', 'timeout_seconds',
-           'heartbeat_seconds', 'silence_limit_seconds', 'watch_launcher', 'ENV_ADDRESS',
-           'ENV_GROUP', 'ENV_RANK', 'ENV_NUM_WORKERS', 'ENV_NUM_SERVERS', 'ENV_TIMEOUT',
-           'ENV_LAUNCHER_PID']
+           'stop_local_ray', 'discard_local_ray', 'connect_ray', 'check_address',
+           'timeout_seconds', 'start_timeout_seconds', 'heartbeat_seconds',
+           'silence_limit_seconds', 'watch_launcher', 'ENV_ADDRESS', 'ENV_GROUP', 'ENV_RANK',
+           'ENV_NUM_WORKERS', 'ENV_NUM_SERVERS', 'ENV_TIMEOUT', 'ENV_START_TIMEOUT',
+           'ENV_LAUNCHER_PID', 'START_LOCK_NAME']
 
 ENV_ADDRESS = 'GLUONEDU_RAY_ADDRESS'
 ENV_GROUP = 'GLUONEDU_DIST_GROUP'
@@ -54,8 +73,10 @@ ENV_NUM_WORKERS = 'GLUONEDU_DIST_NUM_WORKERS'
 ENV_NUM_SERVERS = 'GLUONEDU_DIST_NUM_SERVERS'
 ENV_TIMEOUT = 'GLUONEDU_DIST_TIMEOUT'
 ENV_LAUNCHER_PID = 'GLUONEDU_LAUNCHER_PID'
+ENV_START_TIMEOUT = 'GLUONEDU_RAY_START_TIMEOUT'
 
 _DEFAULT_TIMEOUT = 120.0
+_DEFAULT_START_TIMEOUT = 300.0
 
 #: Settings for Ray processes this package starts: no usage reports, no metrics
 #: exporter, and patience with agents that start slowly on a busy 2-core machine.
@@ -66,6 +87,9 @@ _RAY_SETTINGS = {
     'RAY_raylet_start_wait_time_s': '120',
     # Ray would start one idle worker per CPU for the first driver: wasted on a laptop.
     'RAY_prestart_worker_first_driver': '0',
+    # A Ray call after ray.shutdown() (a worker's heartbeat as its process exits) fails
+    # instead of starting a cluster of its own in /tmp/ray. Ray reads it when imported.
+    'RAY_ENABLE_AUTO_CONNECT': '0',
     # Without it Ray replaces the 127.0.0.1 asked for with the machine's network address
     # and its GCS and raylets listen on every interface. Ray reads it when imported: a
     # process that imported ray before starting a local cluster keeps Ray's choice.
@@ -84,18 +108,28 @@ def import_ray():
     return ray
 
 
-def timeout_seconds():
-    """The bound on any wait for the cluster (``GLUONEDU_DIST_TIMEOUT``, default 120 s)."""
-    text = os.environ.get(ENV_TIMEOUT)
+def _seconds_from_environ(name, default):
+    text = os.environ.get(name)
     if not text:
-        return _DEFAULT_TIMEOUT
+        return default
     try:
         value = float(text)
     except ValueError:
-        raise MXNetError("%s must be a number of seconds, got %r" % (ENV_TIMEOUT, text)) from None
+        raise MXNetError("%s must be a number of seconds, got %r" % (name, text)) from None
     if value <= 0:
-        raise MXNetError("%s must be positive, got %r" % (ENV_TIMEOUT, text))
+        raise MXNetError("%s must be positive, got %r" % (name, text))
     return value
+
+
+def timeout_seconds():
+    """The bound on any wait for the cluster (``GLUONEDU_DIST_TIMEOUT``, default 120 s)."""
+    return _seconds_from_environ(ENV_TIMEOUT, _DEFAULT_TIMEOUT)
+
+
+def start_timeout_seconds():
+    """The bound on starting a local cluster, waiting for other starts on this machine
+    included (``GLUONEDU_RAY_START_TIMEOUT``, default 300 s)."""
+    return _seconds_from_environ(ENV_START_TIMEOUT, _DEFAULT_START_TIMEOUT)
 
 
 def heartbeat_seconds():
@@ -207,10 +241,16 @@ def check_address(address, timeout=3.0):
                          % (address, err.strerror or err, port)) from None
 
 
-_LOCAL = {}   # what start_local_ray set up, for stop_local_ray
+_LOCAL = {}   # what start_local_ray set up: its node's temp dir, the saved environment
 #: How many fresh nodes a local cluster tries before a startup timeout is raised.
 START_ATTEMPTS = 3
+#: The file (in the system temp dir) through which this machine's local clusters take
+#: turns to start; it stays there, empty but for the pid of the last process to start.
+START_LOCK_NAME = 'gluonedu-start-ray.lock'
+_LOCK_POLL_SECONDS = 0.2
 _AUTH_VARS = ('RAY_AUTH_MODE', 'RAY_AUTH_TOKEN', 'RAY_AUTH_TOKEN_PATH')
+#: Ray's words for a node that missed its start-up deadline.
+_NODE_TIMED_OUT = 'timed out during startup'
 
 
 def local_ray_settings():
@@ -220,16 +260,22 @@ def local_ray_settings():
         os.environ.setdefault(name, value)
 
 
-def start_local_ray(num_cpus=None, log_to_driver=False):
+def start_local_ray(num_cpus=None, log_to_driver=False, report=None):
     """Start a Ray cluster on this machine, with this process as its driver.
 
     Returns the cluster's address (``host:port``) for other processes to join. Ray's
-    files go to a fresh temp directory (removed by :func:`stop_local_ray`).
+    files go to a fresh temp directory (removed by :func:`stop_local_ray`). The starts of
+    a machine's local clusters take turns (see the module docstring); ``report(text)``
+    hears of a wait for another start and of a retry. Raises an MXNetError that says
+    what it waited for when Ray has not started within :func:`start_timeout_seconds`.
+    Interrupted (KeyboardInterrupt, SystemExit), it ends the node it was starting.
     """
+    report = report or (lambda text: None)
     already_imported = 'ray' in sys.modules
     if already_imported and sys.modules['ray'].is_initialized():
         raise MXNetError("this process is already connected to a Ray cluster; stop it with "
                          "ray.shutdown() before starting a local one")
+    deadline = time.monotonic() + start_timeout_seconds()
     local_ray_settings()
     # Token authentication with a token that lives only in this process tree's environment
     # (restored by stop_local_ray).
@@ -237,49 +283,178 @@ def start_local_ray(num_cpus=None, log_to_driver=False):
     os.environ['RAY_AUTH_MODE'] = 'token'
     os.environ['RAY_AUTH_TOKEN'] = secrets.token_hex(32)
     os.environ.pop('RAY_AUTH_TOKEN_PATH', None)
-    ray = import_ray()
-    if already_imported:
-        # Ray read RAY_AUTH_MODE when it was imported; make it read the environment again.
-        try:
-            from ray._raylet import Config
-            Config.initialize("")
-        except (ImportError, AttributeError):  # an older Ray without token authentication
-            pass
-    for attempt in range(START_ATTEMPTS):
+    try:
+        ray = import_ray()
+        if already_imported:
+            # Ray read RAY_AUTH_MODE when it was imported; make it read the environment again.
+            try:
+                from ray._raylet import Config
+                Config.initialize("")
+            except (ImportError, AttributeError):  # an older Ray without token authentication
+                pass
+        with _turn_to_start(deadline, report):
+            return _start_node(ray, num_cpus, log_to_driver, deadline, report)
+    except BaseException:
+        _restore_environ()
+        raise
+
+
+def _start_node(ray, num_cpus, log_to_driver, deadline, report):
+    """Start this process's node, trying fresh ones while Ray's deadline is missed."""
+    started = time.monotonic()
+    for attempt in range(1, START_ATTEMPTS + 1):
         # Unix socket paths are limited to ~100 characters: keep the directory name short.
-        temp_dir = tempfile.mkdtemp(prefix='gluonedu-ray-')
+        _LOCAL['temp_dir'] = tempfile.mkdtemp(prefix='gluonedu-ray-')
         try:
+            # address='local': a new cluster even where RAY_ADDRESS names another one.
             # On loopback only: nothing outside this machine can reach a local cluster.
-            ray.init(num_cpus=num_cpus or max(os.cpu_count() or 1, 2),
+            ray.init(address='local', num_cpus=num_cpus or max(os.cpu_count() or 1, 2),
                      include_dashboard=False, _node_ip_address='127.0.0.1',
-                     _temp_dir=temp_dir, logging_level='ERROR',
+                     _temp_dir=_LOCAL['temp_dir'], logging_level='ERROR',
                      log_to_driver=log_to_driver, configure_logging=True)
+            return ray.get_runtime_context().gcs_address
         except BaseException as err:
-            ray.shutdown()
-            shutil.rmtree(temp_dir, ignore_errors=True)
-            # Ray gives its node 30 s to register; a machine busy with other work can miss
-            # that once. Try again with a fresh node before giving up.
-            if 'timed out during startup' in str(err) and attempt + 1 < START_ATTEMPTS:
-                continue
-            _LOCAL['temp_dir'] = None
-            stop_local_ray()
-            raise
-        _LOCAL['temp_dir'] = temp_dir
-        return ray.get_runtime_context().gcs_address
+            _end_node(ray)
+            if _NODE_TIMED_OUT not in str(err):
+                raise
+            failure = err
+        out_of_time = time.monotonic() >= deadline
+        if attempt == START_ATTEMPTS or out_of_time:
+            break
+        report("Ray's node missed its start-up deadline (this machine is busy); trying a "
+               "fresh one (try %d of %d) ..." % (attempt + 1, START_ATTEMPTS))
+    more_time = (", or give it more than %.0f s with %s=SECONDS"
+                 % (start_timeout_seconds(), ENV_START_TIMEOUT)) if out_of_time else ''
+    raise MXNetError(
+        "Ray did not start on this machine: %d node(s) in %.0f s, and each missed Ray's "
+        "start-up deadline (its helper processes must report within 15-30 s; a busy "
+        "machine can miss that%s). Try again when the machine is less busy%s. Ray said: %s"
+        % (attempt, time.monotonic() - started, _load_text(), more_time,
+           str(failure).strip())) from failure
+
+
+def _load_text():
+    """', load average 7.5 on 2 CPUs' (empty where the system does not say)."""
+    try:
+        return ', load average %.1f on %d CPUs' % (os.getloadavg()[0], os.cpu_count() or 1)
+    except (AttributeError, OSError):   # Windows
+        return ''
+
+
+@contextlib.contextmanager
+def _turn_to_start(deadline, report):
+    """Hold the machine's start lock for the body, waiting for it while another process
+    starts a local cluster. Without a lock to share (no fcntl: Windows; a lock file this
+    user may not open) the body runs at once."""
+    fd = _open_start_lock()
+    try:
+        if fd is not None:
+            _wait_for_turn(fd, deadline, report)
+        yield
+    finally:
+        if fd is not None:
+            os.close(fd)  # releases the lock
+
+
+def _open_start_lock():
+    """The start lock file, open; None where there is none to share."""
+    if fcntl is None:
+        return None
+    path = os.path.join(tempfile.gettempdir(), START_LOCK_NAME)
+    flags = os.O_RDWR | os.O_NOFOLLOW  # a link planted in a shared /tmp is not followed
+    while True:
+        try:
+            return os.open(path, flags)
+        except FileNotFoundError:
+            pass
+        except OSError:  # not ours to open (another user's file, a link): no turns taken
+            return None
+        try:
+            fd = os.open(path, flags | os.O_CREAT | os.O_EXCL, 0o666)
+        except FileExistsError:
+            continue  # another process created it a moment ago
+        except OSError:
+            return None
+        os.fchmod(fd, 0o666)  # every user's starts take turns; the umask would keep theirs out
+        return fd
+
+
+def _wait_for_turn(fd, deadline, report):
+    started = time.monotonic()
+    holder = None
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            break
+        except BlockingIOError:
+            pass
+        now_holding = os.pread(fd, 32, 0).decode(errors='replace').strip() or '?'
+        if now_holding != holder:  # said once for each start waited for
+            holder = now_holding
+            report("another Ray cluster on this machine is starting (process %s); waiting "
+                   "for it ..." % holder)
+        if time.monotonic() >= deadline:
+            raise MXNetError(
+                "Ray did not start within %.0f s: another Ray cluster on this machine "
+                "(process %s) was starting all that time, and the starts of local clusters "
+                "take turns. Try again once it is up, or give the start more time with "
+                "%s=SECONDS." % (start_timeout_seconds(), holder, ENV_START_TIMEOUT))
+        time.sleep(_LOCK_POLL_SECONDS)
+    if holder is not None:
+        report("waited %.1f s for other starts; starting Ray" % (time.monotonic() - started))
+    os.ftruncate(fd, 0)
+    os.pwrite(fd, str(os.getpid()).encode(), 0)
 
 
 def stop_local_ray():
     """Stop what :func:`start_local_ray` started and remove its files."""
-    ray = import_ray()
+    _end_node(import_ray())
+    _restore_environ()
+
+
+def _end_node(ray):
+    # ray.shutdown() does not know a node that failed to start: discard_local_ray ends
+    # what of it still runs (its GCS, dashboard and monitors would).
     ray.shutdown()
-    temp_dir = _LOCAL.pop('temp_dir', None)
-    if temp_dir:
-        shutil.rmtree(temp_dir, ignore_errors=True)
+    discard_local_ray()
+
+
+def _restore_environ():
     for name, value in _LOCAL.pop('saved_env', {}).items():
         if value is None:
             os.environ.pop(name, None)
         else:
             os.environ[name] = value
+
+
+def discard_local_ray():
+    """End the processes of the local node this process started — or is starting — and
+    remove its files, without Ray's help. For a node that failed to start, and for a
+    launcher that must exit while its main thread is still inside Ray (any thread may
+    call it)."""
+    temp_dir = _LOCAL.pop('temp_dir', None)
+    # A node still starting may add a process (and its files) while the first round runs.
+    for _ in range(3):
+        if temp_dir is None or not os.path.exists(temp_dir):
+            return
+        _kill_processes_of(temp_dir)
+        shutil.rmtree(temp_dir, ignore_errors=True)
+
+
+def _kill_processes_of(temp_dir):
+    """Kill this process's descendants that name ``temp_dir`` on their command line: the
+    processes of the Ray node whose files are there."""
+    # Ray ships psutil (importable once ray is); its own code relies on that too.
+    import psutil
+    ended = []
+    for proc in psutil.Process().children(recursive=True):
+        try:
+            if any(temp_dir in arg for arg in proc.cmdline()):
+                proc.kill()
+                ended.append(proc)
+        except psutil.Error:  # gone already
+            continue
+    psutil.wait_procs(ended, timeout=5)
 
 
 def connect_ray(address, log_to_driver=False):

@@ -14,7 +14,8 @@ def ray_not_started(monkeypatch):
     fake = types.SimpleNamespace(is_initialized=lambda: False)
     monkeypatch.setattr(dist_cluster, 'import_ray', lambda: fake)
     monkeypatch.setattr(dist_cluster, 'start_local_ray',
-                        lambda num_cpus=None: started.append(num_cpus) or '127.0.0.1:1')
+                        lambda num_cpus=None, report=None: started.append(num_cpus)
+                        or '127.0.0.1:1')
     return started
 
 

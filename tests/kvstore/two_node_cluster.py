@@ -8,12 +8,18 @@ with the machine's network address, so that all traffic stays on loopback.
 Argument: a (short) temp dir for Ray's files.
 """
 import json
+import os
 import sys
 
 from ray.cluster_utils import Cluster
 
 
 def start(temp_dir):
+    # Ray's Cluster writes the head's address to <RAY_TMPDIR or /tmp>/ray/ray_current_cluster,
+    # where any plain ray.init() on the machine would find it (and fails where that
+    # directory does not exist): keep it in this cluster's own directory.
+    os.environ['RAY_TMPDIR'] = temp_dir
+    os.makedirs(os.path.join(temp_dir, 'ray'), exist_ok=True)
     node = dict(num_cpus=1, node_ip_address='127.0.0.1')
     cluster = Cluster(initialize_head=True,
                       head_node_args=dict(node, include_dashboard=False, temp_dir=temp_dir))
