@@ -444,7 +444,7 @@ def discard_local_ray():
 def _kill_processes_of(temp_dir):
     """Kill this process's descendants that name ``temp_dir`` on their command line: the
     processes of the Ray node whose files are there."""
-    # Ray ships psutil (importable once ray is); its own code relies on that too.
+    # psutil comes with the dist extra (and Ray needs it too).
     import psutil
     ended = []
     for proc in psutil.Process().children(recursive=True):
