@@ -16,12 +16,17 @@ gluonedu addition), which the optimizer then uses as its ``momentum`` or ``beta1
 """
 import logging
 import numbers
-from math import cos, pi
+from math import ceil, cos, pi
 
 from .base import check_hyperparameter
 
 __all__ = ['LRScheduler', 'FactorScheduler', 'MultiFactorScheduler', 'PolyScheduler',
            'CosineScheduler', 'OneCycleScheduler']
+
+#: The most decays one call of FactorScheduler applies one by one, as MXNet's loop does;
+#: any further decays due (a count far behind num_update) are applied at once, as
+#: ``factor ** n``, so that no call takes longer than this many steps.
+EXACT_DECAYS = 10000
 
 
 class LRScheduler:
@@ -82,7 +87,9 @@ class FactorScheduler(LRScheduler):
     """lr = base_lr · factor^⌊(num_update - 1) / step⌋, never below ``stop_factor_lr``.
 
     The rate drops right *after* every ``step`` updates (at num_update = step + 1,
-    2·step + 1, ...), as MXNet's.
+    2·step + 1, ...), as MXNet's. A call applies the decays due one by one, as MXNet
+    does, up to :data:`EXACT_DECAYS` of them, and any further ones at once, so a count
+    far behind ``num_update`` costs no more than that.
     """
 
     STATE_ATTRS = LRScheduler.STATE_ATTRS + ('count',)
@@ -103,16 +110,36 @@ class FactorScheduler(LRScheduler):
     def __call__(self, num_update):
         if num_update < self.warmup_steps:
             return self.get_warmup_lr(num_update)
-        while num_update > self.count + self.step:
+        # The decays due, one by one as MXNet applies them (the same floats); a count far
+        # behind num_update (one from a state file) has the rest applied at once.
+        for _ in range(EXACT_DECAYS):
+            if num_update <= self.count + self.step:
+                return self.base_lr
             self.count += self.step
-            self.base_lr *= self.factor
-            if self.base_lr < self.stop_factor_lr:
-                self.base_lr = self.stop_factor_lr
-                logging.info("Update[%d]: learning rate reached its floor %0.5e", num_update,
-                             self.base_lr)
-            else:
-                logging.info("Update[%d]: learning rate is now %0.5e", num_update, self.base_lr)
+            self._decay(self.factor, num_update)
+        skipped = self._decays_due(num_update)
+        if skipped:
+            self.count += skipped * self.step
+            self._decay(self.factor ** skipped, num_update)
         return self.base_lr
+
+    def _decays_due(self, num_update):
+        """How many more ``step``s MXNet's loop would pass to reach ``num_update``."""
+        behind = num_update - self.count
+        if behind <= self.step:
+            return 0
+        if all(isinstance(n, numbers.Integral) for n in (behind, self.step)):
+            return (behind - 1) // self.step
+        return ceil(behind / self.step) - 1
+
+    def _decay(self, by, num_update):
+        self.base_lr *= by
+        if self.base_lr < self.stop_factor_lr:
+            self.base_lr = self.stop_factor_lr
+            logging.info("Update[%d]: learning rate reached its floor %0.5e", num_update,
+                         self.base_lr)
+        else:
+            logging.info("Update[%d]: learning rate is now %0.5e", num_update, self.base_lr)
 
 
 class MultiFactorScheduler(LRScheduler):

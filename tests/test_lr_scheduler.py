@@ -1,14 +1,16 @@
 """OneCycleScheduler (a gluonedu addition): its curves, its errors, and how optimizers
-read its momentum. MXNet's own schedulers are checked against MXNet in
-tests/parity/test_scheduler_parity.py."""
+read its momentum; FactorScheduler catching up on a count far behind. MXNet's own
+schedulers are checked against MXNet in tests/parity/test_scheduler_parity.py."""
+import logging
 import math
+import time
 
 import numpy as np
 import pytest
 
 import gluonedu as mx
 from gluonedu import autograd, gluon, nd
-from gluonedu.lr_scheduler import OneCycleScheduler
+from gluonedu.lr_scheduler import EXACT_DECAYS, FactorScheduler, OneCycleScheduler
 
 
 def test_the_lr_rises_to_max_lr_then_anneals_to_the_final_lr():
@@ -129,3 +131,60 @@ def test_a_trainer_saves_and_resumes_a_one_cycle_run(tmp_path):
     np.testing.assert_array_equal(straight[0].weight.data().asnumpy(),
                                   resumed[0].weight.data().asnumpy())
     assert math.isclose(resumed[1].learning_rate, OneCycleScheduler(0.1, 6)(4))
+
+
+def _mxnet_factor_call(schedule, num_update):
+    """MXNet 1.9.1's FactorScheduler.__call__ (its loop, one decay per pass), on a
+    plain-attribute copy of ``schedule``."""
+    if num_update < schedule.warmup_steps:
+        return schedule.get_warmup_lr(num_update)
+    while num_update > schedule.count + schedule.step:
+        schedule.count += schedule.step
+        schedule.base_lr *= schedule.factor
+        if schedule.base_lr < schedule.stop_factor_lr:
+            schedule.base_lr = schedule.stop_factor_lr
+    return schedule.base_lr
+
+
+@pytest.mark.parametrize('kwargs', [
+    {'step': 1, 'factor': 0.5}, {'step': 3, 'factor': 0.9, 'stop_factor_lr': 0},
+    {'step': 2.5, 'factor': 0.999, 'warmup_steps': 40, 'warmup_begin_lr': 0.001},
+    {'step': 7, 'factor': 1}, {'step': 1, 'factor': 0.0, 'stop_factor_lr': 1e-3},
+])
+def test_factor_decays_are_mxnets_floats_up_to_exact_decays_at_a_call(kwargs):
+    """Calls one update apart, and jumps of up to EXACT_DECAYS decays (a first call
+    after a long warm-up): the same rate and count, to the bit, as MXNet's loop."""
+    ours, theirs = FactorScheduler(base_lr=0.1, **kwargs), FactorScheduler(base_lr=0.1,
+                                                                             **kwargs)
+    rng = np.random.default_rng(0)
+    num_update = 0
+    for _ in range(120):
+        num_update += int(rng.choice([0, 1, 1, 1, 2, 17, EXACT_DECAYS - 1]))
+        assert ours(num_update) == _mxnet_factor_call(theirs, num_update)
+        assert (ours.count, ours.base_lr) == (theirs.count, theirs.base_lr)
+
+
+@pytest.mark.parametrize('step, factor, stop', [(1, 0.5, 1e-8), (3, 1 - 1e-9, 0),
+                                                (2.5, 0.9999, 0), (4, 1, 1e-8)])
+def test_a_count_far_behind_is_caught_up_at_once(step, factor, stop):
+    """num_update = 10**12 with the count at 0 (MXNet's loop: 10**12 passes) returns
+    at once, with the rate the decays give, and the next calls go on one by one."""
+    schedule = FactorScheduler(step=step, factor=factor, stop_factor_lr=stop, base_lr=0.1)
+    start = time.monotonic()
+    rate = schedule(10 ** 12)
+    assert time.monotonic() - start < 1
+    decays = math.ceil(10 ** 12 / step) - 1
+    assert schedule.count == pytest.approx(decays * step, rel=1e-12)
+    assert rate == pytest.approx(max(0.1 * factor ** decays, stop), rel=1e-6)
+    before = schedule.base_lr
+    schedule(schedule.count + step + 1)   # one more decay, as MXNet's loop makes it
+    assert schedule.base_lr == max(before * factor, stop)
+
+
+def test_a_catch_up_logs_the_exact_decays_then_one_line_for_the_rest(caplog):
+    schedule = FactorScheduler(step=1, factor=0.5, stop_factor_lr=0, base_lr=1.0)
+    with caplog.at_level(logging.INFO):
+        schedule(10 ** 9)
+    assert len(caplog.records) == EXACT_DECAYS + 1
+    assert caplog.records[-1].getMessage() == \
+        'Update[1000000000]: learning rate is now 0.00000e+00'
