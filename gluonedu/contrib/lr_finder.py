@@ -108,7 +108,8 @@ def lr_find(net, trainer, data, loss_fn, start_lr=1e-7, end_lr=10., num_steps=10
     trainer : gluon.Trainer
         Over ``net``'s parameters. An ``lr_scheduler`` on its optimizer is set aside
         during the test (the test sets the lr itself) and restored afterwards; so is
-        everything else (see the module docstring).
+        its ``nonfinite`` setting, 'ignore' during the test (which stops at divergence
+        itself), and everything else (see the module docstring).
     data : iterable of (data, label) batches
         A DataLoader or a list of batches; started again when exhausted.
     loss_fn : callable(output, label) -> per-sample losses, e.g. gluon.loss.L2Loss().
@@ -139,8 +140,12 @@ def lr_find(net, trainer, data, loss_fn, start_lr=1e-7, end_lr=10., num_steps=10
     with tempfile.TemporaryDirectory(prefix='gluonedu-lr-find-') as tmp:
         saved_trainer = os.path.join(tmp, 'trainer.states')
         trainer.save_states(saved_trainer)
+        nonfinite = trainer.nonfinite
         try:
             trainer.optimizer.lr_scheduler = None   # the test sets the lr itself
+            # The test runs into divergence on purpose and stops there itself: the
+            # Trainer's warning (or error) about NaN gradients would be noise.
+            trainer.nonfinite = 'ignore'
             table, diverged_at = _range_test(net, trainer, loss_fn, first, batches, contexts,
                                              start_lr, end_lr, num_steps, smoothing,
                                              diverge_factor)
@@ -154,6 +159,7 @@ def lr_find(net, trainer, data, loss_fn, start_lr=1e-7, end_lr=10., num_steps=10
                 else:                          # trained: the copies are equal
                     param.set_data(saved[0])
             trainer.load_states(saved_trainer)
+            trainer.nonfinite = nonfinite
     return LRFinderResult(table, diverged_at)
 
 

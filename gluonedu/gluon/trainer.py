@@ -27,6 +27,11 @@ Stale gradients: a parameter whose gradient backward did not write since the las
 step raises ``UserWarning`` (as an exception, as MXNet does). ``ignore_stale_grad=True``
 skips exactly those (parameter, context) copies and updates the rest.
 
+NaN and infinite gradients: before each update the Trainer looks at the gradients it
+applies and, by default, warns (``RuntimeWarning``) the first time a parameter's holds
+NaN or ±Inf; ``nonfinite='raise'`` stops there instead, ``'ignore'`` looks at nothing
+(:mod:`gluonedu.gluon.trainer_nonfinite`).
+
 Instrumentation (source ``'trainer'``, see :mod:`gluonedu.instrument.events`):
 ``BUS.step`` holds the number of steps taken (counted when ``step``/``update`` begins);
 ``step_begin``/``step_end`` carry ``batch_size`` and ``rescale``; ``stale_grad`` is
@@ -46,7 +51,7 @@ from .. import optimizer as opt
 from ..instrument.events import BUS
 from ..ndarray.ndarray import has_fresh_grad, mark_grad_used
 from .parameter import Parameter, ParameterDict
-from . import trainer_fused, trainer_states
+from . import trainer_fused, trainer_nonfinite, trainer_states
 
 __all__ = ['Trainer']
 
@@ -126,6 +131,12 @@ class Trainer:
         GPUs), with the same numbers as the readable per-parameter path. ``False``
         runs the reference Updater, one parameter at a time — to step through it.
         Parameters the fast path does not cover fall back to the reference anyway.
+    nonfinite : {'warn', 'raise', 'ignore'}, default 'warn'
+        (gluonedu only, keyword only.) What a step does about gradients holding NaN or
+        ±Inf: ``'warn'`` names each such parameter once (``RuntimeWarning``) and updates
+        as MXNet does; ``'raise'`` raises ``FloatingPointError`` before the update,
+        which leaves the weights as they were; ``'ignore'`` does not look (MXNet's
+        behaviour). See :mod:`gluonedu.gluon.trainer_nonfinite`.
 
     Properties
     ----------
@@ -138,6 +149,9 @@ class Trainer:
         (gluonedu) The store in use, once the first step created it.
     update_on_kvstore : bool or None
         (gluonedu) Where the optimizer runs, once the first step decided it.
+    nonfinite : str
+        (gluonedu) ``'warn'``, ``'raise'`` or ``'ignore'``, as the argument; may be
+        changed between steps.
 
     Notes
     -----
@@ -146,7 +160,8 @@ class Trainer:
     """
 
     def __init__(self, params, optimizer, optimizer_params=None, kvstore='device',
-                 compression_params=None, update_on_kvstore=None, fused=True):
+                 compression_params=None, update_on_kvstore=None, fused=True, *,
+                 nonfinite='warn'):
         if isinstance(params, (dict, ParameterDict)):
             params = [params[key] for key in sorted(params.keys())]
         if not isinstance(params, (list, tuple)):
@@ -183,6 +198,7 @@ class Trainer:
         self._num_steps = 0
         self._step_entries = {}   # (batch_size, rescale) -> the step events' one entry
         self._layout = None   # the flat layout (trainer_fused.FlatLayout), once built
+        self._nonfinite = trainer_nonfinite.NonFiniteCheck(nonfinite)
         self._reset_kvstore()
 
     # ------------------------------------------------------------------ setup
@@ -327,6 +343,15 @@ class Trainer:
             for c, updater in enumerate(self._updaters):
                 updater.use_flat_groups(layout.groups_of(c) if layout else [])
         return layout
+
+    @property
+    def nonfinite(self):
+        """What a step does about NaN/±Inf gradients ('warn', 'raise' or 'ignore')."""
+        return self._nonfinite.mode
+
+    @nonfinite.setter
+    def nonfinite(self, mode):
+        self._nonfinite.mode = mode
 
     # ------------------------------------------------------------------ learning rate
     @property
@@ -473,15 +498,32 @@ class Trainer:
         begun = self._begin_step(batch_size, rescale_grad)
         try:
             self._ensure_store()
+            on_store = bool(self._kvstore and self._update_on_kvstore)
             # AMP's overflow is checked before the push: the store never applies a
             # poisoned update (the step still counts)
-            if not (self._kvstore and self._update_on_kvstore and self._amp_overflow()):
-                self._allreduce_grads(self._flat_layout())
+            if not (on_store and self._amp_overflow()):
+                layout = self._flat_layout()
+                if on_store:   # the store updates the weights as it reduces: look first
+                    self._check_gradients(
+                        ((i, grad) for i, param in enumerate(self._params)
+                         if param._grad_req != 'null' for grad in param._grad), stacklevel=2)
+                self._allreduce_grads(layout)
                 self._update(ignore_stale_grad)
         except BaseException:
             self._abandon_step()
             raise
         self._end_step(begun)
+
+    def _check_gradients(self, grads, stacklevel):
+        """Warn or raise, as ``nonfinite`` says, if one of ``grads`` (an iterable of
+        (index, gradient) pairs about to be applied) holds NaN or ±Inf. ``stacklevel``
+        counts from the caller, as ``warnings.warn``'s does from its caller."""
+        if self._nonfinite.mode == 'ignore':
+            return
+        layout = self._layout
+        flat = None if layout is None else [group.grad for groups in layout.by_dtype
+                                            for group in groups]
+        self._nonfinite.check(self._num_steps, self._params, grads, flat, stacklevel + 1)
 
     def _amp_overflow(self):
         """Whether AMP's loss scaler finds inf/nan in a gradient (on any context) and so
@@ -632,6 +674,8 @@ class Trainer:
                              skipped=1.0)
         if on_store:
             return
+        self._check_gradients(((i, grad) for indices, grads, _ in updates
+                               for i, grad in zip(indices, grads)), stacklevel=3)
         for updater, (indices, grads, weights) in zip(self._updaters, updates):
             if indices:
                 updater(indices, grads, weights)

@@ -108,6 +108,10 @@ def clip_global_norm(arrays, max_norm, check_isfinite=True):
     so the arrays may live on different devices. Arrays already within the bound are
     multiplied by exactly 1.
 
+    A total norm that is NaN or infinite (some entry is, or the sum of squares overflows)
+    leaves every array as it was: scaling by it would make every array NaN or zero, not
+    only the one at fault. MXNet 1.9.1 scales anyway (see docs/divergences.md).
+
     Parameters
     ----------
     arrays : list of NDArray
@@ -116,7 +120,7 @@ def clip_global_norm(arrays, max_norm, check_isfinite=True):
         The largest joint norm allowed.
     check_isfinite : bool, default True
         Read the total norm back to the host and warn (``UserWarning``) if it is NaN or
-        infinite, in which case the clipped values are meaningless. This read blocks until
+        infinite, saying that the arrays were left as they were. This read blocks until
         the norm is computed.
 
     Returns
@@ -130,12 +134,17 @@ def clip_global_norm(arrays, max_norm, check_isfinite=True):
     ctx = arrays[0].context
     total_norm = nd.sqrt(nd.add_n(*[_squared_norm(a).as_in_context(ctx) for a in arrays]))
     if check_isfinite and not np.isfinite(total_norm.asscalar()):
-        warnings.warn(UserWarning("clip_global_norm: the total norm is NaN or infinite, so "
-                                  "the clipped arrays are undefined; check the loss and the "
-                                  "learning rate"), stacklevel=2)
-    scale = max_norm / (total_norm + 1e-8)
-    # min(scale, 1): arrays within the bound are left as they are.
-    scale = nd.min(nd.concat(scale, nd.ones((1,), ctx=ctx, dtype=scale.dtype), dim=0))
+        warnings.warn(UserWarning(
+            "clip_global_norm: the total norm is %s, so the arrays were left as they were "
+            "(not clipped). A gradient holds NaN or infinite values (or values whose squares "
+            "overflow): check the data and the loss, lower the learning rate, or skip this "
+            "batch's update."
+            % total_norm.asscalar()), stacklevel=2)
+    one = nd.ones((1,), ctx=ctx, dtype=total_norm.dtype)
+    # min(scale, 1): arrays within the bound are left as they are; and so are all of them
+    # when the norm is not finite (x - x is 0 exactly when x is finite), with no host read.
+    scale = nd.min(nd.concat(max_norm / (total_norm + 1e-8), one, dim=0))
+    scale = nd.where((total_norm - total_norm) == 0, scale, one)
     for array in arrays:
         array *= scale.as_in_context(array.context)
     if BUS.active:

@@ -46,8 +46,8 @@ from ..instrument.events import BUS, Columns
 
 __all__ = ['NormRequest', 'Interest', 'interest', 'Measures', 'UpdatedParams', 'UpdateReport',
            'report_clip',
-           'reads_gradients', 'report_schedule', 'array_norm', 'nonfinite_count',
-           'nonfinite_counts',
+           'reads_gradients', 'report_schedule', 'array_norm', 'all_finite',
+           'nonfinite_count', 'nonfinite_counts',
            'PARAM_NORMS', 'UPDATE_KINDS']
 
 #: The norm names of the ``norm`` event, in the order they are emitted.
@@ -80,13 +80,20 @@ def nonfinite_counts(arrays):
     with np.errstate(over='ignore', invalid='ignore'):
         for array in arrays:
             raw = (array.data if array.stype != 'default' else array).handle
-            flat = raw.reshape(-1)
-            if flat.dtype in _BLAS_DTYPES and math.isfinite(float(flat.dot(flat))):
+            if all_finite(raw.reshape(-1)):
                 counts.append(0)
                 continue
-            finite = np.isfinite(raw)
-            counts.append(0 if finite.all() else int(raw.size - int(finite.sum())))
+            counts.append(int(raw.size - int(np.isfinite(raw).sum())))
     return counts
+
+
+def all_finite(flat):
+    """Whether every entry of a 1-D NumPy/CuPy array is finite, in one BLAS product
+    for float32/float64 (see :func:`nonfinite_counts`; False, too, when a square
+    overflows). Call it under ``np.errstate(over='ignore', invalid='ignore')``."""
+    if flat.dtype in _BLAS_DTYPES:
+        return math.isfinite(float(flat.dot(flat)))
+    return bool(np.isfinite(flat).all())
 
 
 _BLAS_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))

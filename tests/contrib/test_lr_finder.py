@@ -1,5 +1,6 @@
 """The lr range test on the digits MLP: a sensible suggestion, the net and the trainer
 left exactly as they were, early stopping on divergence, bad input, the plot."""
+import warnings
 import zipfile
 
 import numpy as np
@@ -149,6 +150,22 @@ def test_divergence_stops_the_test_early(batches):
     last = result.smoothed_losses[-1]
     assert not np.isfinite(last) or last > 4 * result.smoothed_losses[:-1].min()
     assert 'diverged at step %d' % result.diverged_at in repr(result)
+
+
+def test_a_nan_loss_stops_the_test_without_the_trainers_warning_or_error(batches):
+    net = _mlp()
+    trainer = gluon.Trainer(net.collect_params(), 'sgd', {'learning_rate': 0.1},
+                            nonfinite='raise')
+    calls = []
+
+    def poisoned_on_the_third_batch(out, label):   # NaN loss: NaN gradients
+        calls.append(1)
+        return LOSS(out, label) * (np.nan if len(calls) == 3 else 1.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter('error')
+        result = lr_find(net, trainer, batches, poisoned_on_the_third_batch, num_steps=10)
+    assert result.diverged_at == 3 and np.isnan(result.losses[-1])
+    assert trainer.nonfinite == 'raise'
 
 
 def test_the_batches_are_used_again_when_they_run_out(batches):

@@ -99,21 +99,31 @@ def test_clip_global_norm_without_finiteness_check_returns_an_ndarray():
     np.testing.assert_allclose(a.asnumpy(), [0.6, 0.8], rtol=1e-6)
 
 
-def test_clip_global_norm_warns_on_non_finite_norm():
-    a = nd.array([np.inf, 1.])
-    with pytest.warns(UserWarning, match='NaN or infinite'):
-        total = utils.clip_global_norm([a], 1.0)
-    assert np.isinf(total)
-    # as MXNet: scale = 1/inf = 0, so inf*0 = nan and 1*0 = 0
-    np.testing.assert_array_equal(np.isnan(a.asnumpy()), [True, False])
-    with pytest.warns(UserWarning):
-        assert np.isnan(utils.clip_global_norm([nd.array([np.nan])], 1.0))
+@pytest.mark.parametrize('bad', [np.nan, np.inf, -np.inf])
+def test_clip_global_norm_leaves_arrays_alone_and_says_so_on_a_non_finite_norm(bad):
+    # MXNet scales by max_norm / norm anyway: every array NaN (or zero for an inf norm)
+    a, b = nd.array([bad, 1.]), nd.array([30., 40.], ctx=mx.cpu(1))
+    with pytest.warns(UserWarning, match='left as they were'):
+        total = utils.clip_global_norm([a, b], 1.0)
+    assert np.isnan(total) if np.isnan(bad) else total == np.inf
+    np.testing.assert_array_equal(a.asnumpy(), [bad, 1.])
+    np.testing.assert_array_equal(b.asnumpy(), [30., 40.])
+
+
+def test_clip_global_norm_leaves_arrays_alone_whose_squares_overflow():
+    a = nd.array([3e20, 1.])   # finite, but 9e40 overflows float32: the norm is inf
+    with pytest.warns(UserWarning, match='norm is inf'):
+        assert utils.clip_global_norm([a], 1.0) == np.inf
+    np.testing.assert_array_equal(a.asnumpy(), np.array([3e20, 1.], dtype=np.float32))
 
 
 def test_clip_global_norm_without_check_does_not_warn():
+    a = nd.array([np.nan, 2.])
     with warnings.catch_warnings():
         warnings.simplefilter('error')
-        utils.clip_global_norm([nd.array([np.nan])], 1.0, check_isfinite=False)
+        total = utils.clip_global_norm([a], 1.0, check_isfinite=False)
+    assert isinstance(total, nd.NDArray) and np.isnan(total.asscalar())
+    np.testing.assert_array_equal(a.asnumpy(), [np.nan, 2.])   # left as it was
 
 
 def test_clip_global_norm_on_gradients_in_a_training_loop():
