@@ -9,10 +9,16 @@ vision_files``.)
 * CIFAR-10 / CIFAR-100 binary batches: one record per image, the label byte(s) (CIFAR-100:
   coarse, then fine) followed by 3 × 32 × 32 pixel bytes, channel by channel (R, G, B
   planes, each row by row).
+
+Hostile files: :func:`gzip_zeros` (a gzip member that expands about 1000-fold; gzip
+members concatenate, so ``gzip.compress(header) + gzip_zeros(n)`` is an IDX file whose
+payload is ``n`` zero bytes) and :func:`png_claiming` (a valid PNG header announcing any
+size, with almost no pixels).
 """
 import gzip
 import os
 import struct
+import zlib
 
 import numpy as np
 
@@ -94,3 +100,24 @@ def write_png(path, pixels):
     from PIL import Image
     os.makedirs(os.path.dirname(path), exist_ok=True)
     Image.fromarray(np.asarray(pixels, np.uint8)).save(path)
+
+
+def gzip_zeros(nbytes, chunk=1 << 24):
+    """One gzip member of ``nbytes`` zero bytes, compressed as it is made."""
+    compressor = zlib.compressobj(9, zlib.DEFLATED, 31)   # wbits 31: the gzip container
+    parts, left = [], nbytes
+    while left:
+        parts.append(compressor.compress(bytes(min(chunk, left))))
+        left -= min(chunk, left)
+    return b''.join(parts) + compressor.flush()
+
+
+def png_claiming(width, height):
+    """A PNG whose header announces ``width`` × ``height`` RGB pixels, then a few rows."""
+    def chunk(kind, data):
+        return (struct.pack('>I', len(data)) + kind + data
+                + struct.pack('>I', zlib.crc32(kind + data)))
+    header = struct.pack('>IIBBBBB', width, height, 8, 2, 0, 0, 0)   # 8-bit RGB
+    rows = zlib.compress(bytes((3 * width + 1) * 4))
+    return (b'\x89PNG\r\n\x1a\n' + chunk(b'IHDR', header) + chunk(b'IDAT', rows)
+            + chunk(b'IEND', b''))

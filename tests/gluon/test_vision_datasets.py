@@ -156,6 +156,10 @@ def test_image_folder_errors(tmp_path):
     dataset = vision.ImageFolderDataset(str(tmp_path))
     with pytest.raises(ValueError, match='broken.png'):
         dataset[0]
+    # Pillow's decompression-bomb guard, from the header (memory: test_hostile_datasets)
+    (tmp_path / 'cls' / 'broken.png').write_bytes(vision_files.png_claiming(20000, 20000))
+    with pytest.raises(ValueError, match='broken.png is too large to decode safely'):
+        dataset[0]
 
 
 def test_vision_is_exported_from_gluon_data():

@@ -7,7 +7,8 @@ replace files whose SHA-1 sum is not that of its own copies by downloading them;
 ``oracle_vision_datasets.py`` turns that check and the download off.)
 
 Result of :func:`read_dataset`: the length, and for a few items the image, its dtype and
-type, the label and its type.
+type, the label and its type. The :data:`DAMAGED` MNIST folders hold files MXNet's reader
+refuses too; :func:`read_damaged` gives the type of the exception each raises.
 """
 import numpy as np
 
@@ -23,6 +24,10 @@ DATASETS = {
     'folder-colour': ('ImageFolderDataset', 'folder', {'flag': 1}),
     'folder-gray': ('ImageFolderDataset', 'folder', {'flag': 0}),
 }
+#: MNIST folders with a damaged images file (subfolder of the data folder), by case id:
+#: its pixels cut short, one image more than announced, one label fewer than images.
+DAMAGED = {'mnist-images-short': 'mnist-short', 'mnist-images-long': 'mnist-long',
+           'mnist-labels-fewer': 'mnist-fewer'}
 
 
 def read_dataset(mx, case_id, data_root):
@@ -39,3 +44,12 @@ def read_dataset(mx, case_id, data_root):
     if hasattr(dataset, 'synsets'):
         out['synsets'] = np.array(dataset.synsets)
     return out
+
+
+def read_damaged(mx, case_id, data_root):
+    """``{'error': the name of the exception type}`` MNIST raises on a DAMAGED folder."""
+    try:
+        mx.gluon.data.vision.MNIST(data_root + '/' + DAMAGED[case_id])
+    except Exception as exc:  # the outcome compared: which type
+        return {'error': np.array(type(exc).__name__)}
+    return {'error': np.array('none')}

@@ -29,4 +29,6 @@ if __name__ == '__main__':
     mx_datasets.download = _local_file
     mx_datasets.check_sha1 = lambda filename, sha1_hash: True
     run_and_save([(case_id, functools.partial(driver.read_dataset, mx, case_id, sys.argv[1]))
-                  for case_id in sorted(driver.DATASETS)], sys.argv[2], mx.__version__)
+                  for case_id in sorted(driver.DATASETS)] +
+                 [(case_id, functools.partial(driver.read_damaged, mx, case_id, sys.argv[1]))
+                  for case_id in sorted(driver.DAMAGED)], sys.argv[2], mx.__version__)

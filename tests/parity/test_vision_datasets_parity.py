@@ -3,8 +3,10 @@
 MNIST and Fashion-MNIST (IDX .gz), CIFAR-10 and CIFAR-100 (binary batches, coarse and
 fine labels) and ImageFolderDataset (PNGs of several modes, in colour and gray) are
 read by both sides from one folder; lengths, images (values, dtype, type), labels
-(value and type) and synsets must be identical.
+(value and type) and synsets must be identical. MNIST files that MXNet's reader refuses
+(pixels cut short or one image too many, too few labels) raise its exception type.
 """
+import gzip
 import os
 
 import numpy as np
@@ -34,6 +36,17 @@ def _write_all(root):
     from PIL import Image
     Image.fromarray(rng.randint(0, 256, (6, 5, 4)).astype(np.uint8), 'RGBA').save(
         os.path.join(folder, 'car', 'd.png'))
+    images, labels = rng.randint(0, 256, (3, 28, 28)), rng.randint(0, 10, 3)
+    for case_id, (kept, extra, label_count) in {'mnist-images-short': (-30, 0, 3),
+                                                'mnist-images-long': (None, 784, 3),
+                                                'mnist-labels-fewer': (None, 0, 2)}.items():
+        damaged = os.path.join(root, driver.DAMAGED[case_id])
+        vision_files.write_mnist(damaged, images, labels[:label_count])
+        path = os.path.join(damaged, vision_files.MNIST_FILES[True][0])
+        with gzip.open(path, 'rb') as fin:
+            raw = fin.read()
+        with gzip.open(path, 'wb') as out:
+            out.write(raw[:kept] + bytes(extra))
 
 
 @pytest.fixture(scope='session')
@@ -58,3 +71,12 @@ def test_dataset_reads_what_mxnet_reads(case_id, datasets_oracle):
         assert got[name].dtype.kind == expected[name].dtype.kind, (case_id, name)
         np.testing.assert_array_equal(got[name], expected[name], err_msg='%s: %s'
                                       % (case_id, name))
+
+
+@pytest.mark.parametrize('case_id', sorted(driver.DAMAGED))
+def test_a_damaged_mnist_file_raises_what_mxnet_raises(case_id, datasets_oracle):
+    import gluonedu
+    data_root, oracle = datasets_oracle
+    expected = oracle_case_arrays(*oracle, case_id)['error']
+    assert str(expected) != 'none', 'MXNet 1.9.1 read the damaged file'
+    assert str(driver.read_damaged(gluonedu, case_id, data_root)['error']) == str(expected)

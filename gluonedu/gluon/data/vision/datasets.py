@@ -20,6 +20,14 @@ The CIFAR files may also sit in the sub-folder the original archives unpack to
 naming every file to get and where to put it; a damaged one raises ValueError naming it.
 (MXNet checks its own copies' SHA-1 sums; gluonedu accepts any file in the format.)
 
+A hostile file costs no more memory than an honest one of the size it claims. An IDX
+file's header (magic number, sizes) is read and checked before its payload is
+decompressed: sizes that a gzip file of its length cannot hold (deflate expands at most
+1032-fold) are refused before anything is allocated, and the payload is decompressed in
+chunks into an array of exactly the announced size, so a file that holds more is
+refused after one byte more. An image that Pillow refuses as a decompression bomb
+(more than twice ``PIL.Image.MAX_IMAGE_PIXELS`` pixels) raises ValueError too.
+
 ``ImageRecordDataset`` (RecordIO files of JPEG-encoded images) is not provided.
 """
 import gzip
@@ -82,27 +90,58 @@ class _LocalDataset(Dataset):
                'is' if len(missing) == 1 else 'are', self._source))
 
 
-def _read_idx(path, magic, ndim):
-    """The header sizes and uint8 payload of an IDX file (gzip-compressed)."""
+#: The most a deflate stream expands (zlib's technical notes: 1032:1); a gzip file of
+#: ``n`` bytes holds at most ``_DEFLATE_RATIO * n`` bytes.
+_DEFLATE_RATIO = 1032
+#: Bytes decompressed at a time.
+_CHUNK = 1 << 20
+
+
+def _read_idx(path, magic, ndim, labels=None):
+    """The header sizes and uint8 payload of an IDX file (gzip-compressed).
+
+    The header is checked before the payload is decompressed: the magic number, the
+    first size against ``labels`` if given (an images file: the count and path of its
+    labels file), and the payload's size against what the file's length can hold. The
+    payload is then decompressed in chunks into an array of exactly that size.
+    """
+    header = 4 + 4 * ndim
     try:
         with gzip.open(path, 'rb') as fin:
-            raw = fin.read()
+            raw = fin.read(header)
+            if len(raw) < header:
+                raise ValueError("%s is truncated: %d bytes, shorter than the %d-byte IDX "
+                                 "header" % (path, len(raw), header))
+            found = struct.unpack('>I', raw[:4])[0]
+            if found != magic:
+                raise ValueError("%s is not an IDX file of this kind: its magic number is "
+                                 "%d, expected %d" % (path, found, magic))
+            sizes = struct.unpack('>' + 'I' * ndim, raw[4:])
+            if labels is not None and sizes[0] != labels[0]:
+                raise ValueError("%s holds %d images but %s holds %d labels: use files of "
+                                 "the same set" % (path, sizes[0], labels[1], labels[0]))
+            size = 1
+            for n in sizes:   # Python ints: no product wraps around
+                size *= n
+            compressed = os.path.getsize(path)
+            if size > _DEFLATE_RATIO * compressed:
+                raise ValueError("%s is damaged: its header announces %s values, more than "
+                                 "a gzip file of %d bytes can hold"
+                                 % (path, ' x '.join(map(str, sizes)), compressed))
+            payload = np.empty(size, dtype=np.uint8)
+            view, done = memoryview(payload), 0
+            while done < size:
+                got = fin.readinto(view[done:done + _CHUNK])
+                if not got:
+                    break
+                done += got
+            if done < size or fin.read(1):
+                raise ValueError("%s is damaged: its header announces %s values but it "
+                                 "holds %s" % (path, ' x '.join(map(str, sizes)),
+                                               done if done < size else 'more'))
     except (OSError, EOFError, zlib.error) as err:
         raise ValueError("%s is not a readable gzip file (%s); download it again" % (path, err)
                          ) from None
-    header = 4 + 4 * ndim
-    if len(raw) < header:
-        raise ValueError("%s is truncated: %d bytes, shorter than the %d-byte IDX header"
-                         % (path, len(raw), header))
-    found = struct.unpack('>I', raw[:4])[0]
-    if found != magic:
-        raise ValueError("%s is not an IDX file of this kind: its magic number is %d, "
-                         "expected %d" % (path, found, magic))
-    sizes = struct.unpack('>' + 'I' * ndim, raw[4:header])
-    payload = np.frombuffer(raw, dtype=np.uint8, offset=header)
-    if payload.size != int(np.prod(sizes)):
-        raise ValueError("%s is damaged: its header announces %s values but it holds %d"
-                         % (path, ' x '.join(str(s) for s in sizes), payload.size))
     return sizes, payload
 
 
@@ -135,12 +174,10 @@ class MNIST(_LocalDataset):
     def _get_data(self):
         image_path, label_path = self._find(self._files[bool(self._train)])
         (count,), labels = _read_idx(label_path, 2049, 1)
-        (images, rows, cols), pixels = _read_idx(image_path, 2051, 3)
-        if images != count:
-            raise ValueError("%s holds %d images but %s holds %d labels: use files of the "
-                             "same set" % (image_path, images, label_path, count))
-        data = pixels.reshape(images, rows, cols, 1)
-        return nd.array(data, dtype=data.dtype), labels.astype(np.int32)
+        (images, rows, cols), pixels = _read_idx(image_path, 2051, 3, (count, label_path))
+        # the freshly read array itself becomes the NDArray's buffer (no second copy)
+        return (nd.from_numpy(pixels.reshape(images, rows, cols, 1), copy=False),
+                labels.astype(np.int32))
 
 
 class FashionMNIST(MNIST):
@@ -326,6 +363,9 @@ def _read_image(path, flag):
                 gray = _libpng_gray(np.asarray(img.convert('RGB')))
     except (OSError, UnidentifiedImageError, SyntaxError) as err:
         raise ValueError("cannot decode the image %s (%s)" % (path, err)) from None
+    except Image.DecompressionBombError as err:   # refused from its header, undecoded
+        raise ValueError("the image %s is too large to decode safely (%s); if it is "
+                         "genuine, raise PIL.Image.MAX_IMAGE_PIXELS" % (path, err)) from None
     return nd.array(gray[:, :, None], dtype=np.uint8)
 
 
