@@ -63,6 +63,7 @@ from ..files import atomic_write
 from ..ndarray.sparse import RowSparseNDArray
 from ..optimizer.flat import FlatGroup, FlatReduction, sum_and_copy
 from ..optimizer.serialization import loads_states
+from ..optimizer.updater import state_mismatch, state_template
 from .base import KVStoreBase, check_push_storage, optimizer_capability
 from .compression import compressed_nbytes, create_compression
 
@@ -524,9 +525,22 @@ class KVStore(KVStoreBase):
         atomic_write(fname, lambda f: f.write(states))
 
     def load_optimizer_states(self, fname):
-        """Read states written by :meth:`save_optimizer_states` (validated before use)."""
+        """Read states written by :meth:`save_optimizer_states` (validated before use:
+        each key's state must fit the value stored under it)."""
         updater = self._updater_with_states('load')
-        updater.restore(*loads_states(pathlib.Path(fname)))   # read member by member
+        states, optimizer = loads_states(pathlib.Path(fname))   # read member by member
+        for key, state in states.items():
+            stored = self._store.get(key)
+            if stored is None:
+                continue   # a key this store has not been given yet: checked at its update
+            template = state_template(optimizer or updater.optimizer, key, stored.shape,
+                                      stored.dtype, stored.stype)
+            problem = state_mismatch(state, template)
+            if problem:
+                raise MXNetError("cannot load optimizer states from %s: the state of key %r "
+                                 "does not fit its value: %s. Nothing was changed."
+                                 % (fname, key, problem))
+        updater.restore(states, optimizer)
 
     # ------------------------------------------------------------------ compression
     def set_gradient_compression(self, compression_params):

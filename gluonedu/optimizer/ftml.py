@@ -99,6 +99,7 @@ class FTML(Optimizer):
         Added to ``sqrt(v_hat)`` (>= 0).
     **kwargs
         Passed to :class:`Optimizer` (``learning_rate``, ``wd``, ``rescale_grad``, ...).
+        ``learning_rate`` must be above 0: the update divides by it.
 
     Notes
     -----
@@ -112,6 +113,10 @@ class FTML(Optimizer):
         check_hyperparameter('beta1', beta1, low=0, high=1, high_open=True)
         check_hyperparameter('beta2', beta2, low=0, high=1, high_open=True)
         check_hyperparameter('epsilon', epsilon, low=0)
+        if kwargs.get('learning_rate') is not None:
+            # d_t divides by the learning rate: 0 would make every weight NaN.
+            check_hyperparameter('learning_rate', kwargs['learning_rate'], low=0,
+                                 low_open=True)
         super().__init__(**kwargs)
         self.beta1 = beta1
         self.beta2 = beta2

@@ -37,7 +37,7 @@ from ..ndarray import NDArray, from_numpy
 from ..ndarray.archive import ArchiveReader, write_archive
 from ..ndarray.sparse import RowSparseNDArray, row_sparse_array
 from .optimizer import Optimizer, STATE_TYPES
-from .rebuild import NOT_SAVED, rebuild
+from .rebuild import NOT_SAVED, check_agreement, rebuild
 
 __all__ = ['dumps_states', 'loads_states', 'read_document', 'encode', 'decode']
 
@@ -188,7 +188,10 @@ class _Decoder:
         if not (isinstance(klass, type) and issubclass(klass, _lr_scheduler.LRScheduler)):
             raise MXNetError("unknown learning-rate scheduler %r in saved states"
                              % (value['scheduler'],))
-        return rebuild(klass, self._attrs(value), 'learning-rate scheduler %s' % klass.__name__)
+        what = 'learning-rate scheduler %s' % klass.__name__
+        scheduler = rebuild(klass, self._attrs(value), what)
+        check_agreement(what, scheduler)
+        return scheduler
 
     def _array(self, value):
         ctx = self.ctx or _parse_ctx(value.get('ctx'))
@@ -233,7 +236,8 @@ def _rebuild_optimizer(klass, attrs, current_device):
     """The saved optimizer, made by its constructor (see :mod:`.rebuild`)."""
     scheduler = attrs.get('lr_scheduler')
     base_lr = getattr(scheduler, 'base_lr', None)
-    opt = rebuild(klass, attrs, 'optimizer %s' % klass.__name__, lr_scheduler=scheduler)
+    what = 'optimizer %s' % klass.__name__
+    opt = rebuild(klass, attrs, what, lr_scheduler=scheduler)
     if scheduler is not None:
         scheduler.base_lr = base_lr  # the constructor set it to lr; it may have decayed since
     if not isinstance(current_device, int) or isinstance(current_device, bool):
@@ -247,6 +251,7 @@ def _rebuild_optimizer(klass, attrs, current_device):
         raise _damaged("current_device %d has no update counts" % current_device)
     # The current device's counters are an alias into the per-device table.
     opt._index_update_count = counts[current_device]
+    check_agreement(what, opt)
     return opt
 
 

@@ -176,6 +176,10 @@ def _layout_mismatch(state, template, where):
             type(state).__name__ != type(template).__name__
         if not isinstance(state, (tuple, list)) or len(state) != len(template) or renamed:
             return '%s is %s; this optimizer keeps %s' % (where, _what(state), _what(template))
+        if hasattr(template, '_fields') and getattr(state, '_fields', template._fields) != \
+                template._fields:
+            return '%s names its arrays %s; this optimizer keeps %s' % (
+                where, ', '.join(state._fields), ', '.join(template._fields))
         for i, (item, like) in enumerate(zip(state, template)):
             problem = _layout_mismatch(item, like, '%s[%d]' % (where, i))
             if problem:

@@ -71,6 +71,8 @@ def test_defaults_and_state_layout():
 @pytest.mark.parametrize('kwargs, name', [
     ({'beta1': 1.0}, 'beta1'), ({'beta1': -0.1}, 'beta1'), ({'beta2': 1.5}, 'beta2'),
     ({'epsilon': -1e-8}, 'epsilon'), ({'learning_rate': -0.1}, 'learning_rate'),
+    # the update divides by the learning rate: 0 would make every weight NaN
+    ({'learning_rate': 0}, 'learning_rate'),
 ])
 def test_invalid_hyperparameters(kwargs, name):
     with pytest.raises(ValueError, match=name):

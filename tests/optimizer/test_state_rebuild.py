@@ -5,7 +5,9 @@ goes on exactly as the original). A state file edited to hold values the constru
 refuses (CRC-valid, well-formed) is rejected with MXNetError, and the Updater that was
 asked to load it keeps its optimizer and states.
 """
+import re
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -94,15 +96,15 @@ def _attrs_of(document, kind):
 
 @pytest.mark.parametrize('kind, name, value, says', [
     ('optimizer', 'beta1', 2.0, 'beta1 must lie in'),
-    ('optimizer', 'epsilon', -1.0, 'epsilon must lie in'),
-    ('optimizer', 'lr', -1.0, 'learning_rate must lie in'),
+    ('optimizer', 'epsilon', -1.0, "a state file's epsilon must be a finite number >= 0"),
+    ('optimizer', 'lr', -1.0, "lr=-1.0; a state file's lr must be a finite number >= 0"),
     ('optimizer', 'num_update', -3, 'num_update=-3'),
     ('optimizer', 'num_update', 1.5, 'num_update=1.5'),
     ('optimizer', 'lr_mult', {'dict': [[0, -2.0]]}, 'lr_mult='),
     ('optimizer', 'sneaky', 1, "attribute 'sneaky'"),
     ('optimizer', 'lr_scheduler', 5, 'lr_scheduler must be'),
     ('scheduler', 'step', 0, 'step must be greater'),
-    ('scheduler', 'factor', 2.0, 'Factor must be no more than 1'),
+    ('scheduler', 'factor', 2.0, "a state file's factor must be a finite number >= 0 and <= 1"),
     ('scheduler', 'count', 'x', 'count='),
     ('scheduler', 'warmup_final_lr', 0.0, 'Base lr has to be higher'),
     ('scheduler', 'base_lr', -1.0, 'base_lr=-1.0'),
@@ -118,6 +120,32 @@ def _attrs_of(document, kind):
     ('optimizer', 'multi_precision', 'x', "multi_precision='x'; expected True or False"),
     ('optimizer', 'lr', float('inf'), "lr=inf; a state file's lr must be a finite number"),
     ('scheduler', 'stop_factor_lr', -1.0, "stop_factor_lr must be a finite number >= 0"),
+    # values of the wrong kind, which crashed the next update with a raw TypeError
+    ('optimizer', 'clip_gradient', 'abc', "clip_gradient='abc'; expected None or a number"),
+    ('optimizer', 'rescale_grad', 'x', "rescale_grad='x'; expected a number"),
+    ('optimizer', 'lr_mult', {'dict': [[0, 'x']]},
+     "expected a table of parameter -> multiplier"),
+    ('optimizer', '_all_index_update_counts', {'dict': [[0, {'dict': [[0, 'abc']]}]]},
+     'expected a table of device id'),
+    ('scheduler', 'stop_factor_lr', 'abc', "stop_factor_lr='abc'; expected a number"),
+    # finite numbers no training saves, which made every weight NaN
+    ('optimizer', 'lr', 1e300, "lr=1e+300; a state file's lr must be a finite number >= 0 "
+                               "and <= 10000.0"),
+    ('optimizer', 'wd', 1e300, "wd=1e+300; a state file's wd must be"),
+    ('optimizer', 'rescale_grad', 1e300, "rescale_grad=1e+300"),
+    ('optimizer', 'clip_gradient', 1e300, "clip_gradient=1e+300; a state file's clip_gradient "
+                                          "must be a finite number of magnitude <= 3.403e"),
+    ('optimizer', 'lr_mult', {'dict': [[0, 1e300]]}, "a state file's lr_mult must be"),
+    ('scheduler', 'base_lr', 1e300, "base_lr=1e+300"),
+    ('scheduler', 'warmup_final_lr', 1e300, "warmup_final_lr=1e+300"),
+    # update counts past MAX_UPDATES, or that disagree with num_update or the schedule
+    ('optimizer', 'num_update', 2 ** 60, "a state file's num_update must be a finite number "
+                                         ">= 0 and <= 9007199254740992"),
+    ('optimizer', '_all_index_update_counts', {'dict': [[0, {'dict': [[0, 10 ** 12],
+                                                                       [1, 3]]}]]},
+     'update counts [3, 1000000000000] outside begin_num_update=0..num_update=3'),
+    ('optimizer', 'begin_num_update', 5, 'outside begin_num_update=5..num_update=3'),
+    ('scheduler', 'count', 3, 'count=3; it counts in whole steps of 2'),
 ])
 def test_edited_hyperparameters_are_refused_and_nothing_changes(kind, name, value, says):
     sched = mx.lr_scheduler.FactorScheduler(step=2, factor=0.5, base_lr=0.1, warmup_steps=1,
@@ -130,7 +158,7 @@ def test_edited_hyperparameters_are_refused_and_nothing_changes(kind, name, valu
         return document
     target, _, _ = _trained(mx.optimizer.SGD(learning_rate=0.5, momentum=0.9))
     before = (target.optimizer, dict(target.states))
-    with pytest.raises(MXNetError, match=says.replace('(', r'\(')):
+    with pytest.raises(MXNetError, match=re.escape(says)):
         target.set_states(edit_document(raw, DOCUMENT, edit))
     assert (target.optimizer, dict(target.states)) == before
     assert target.optimizer.lr == 0.5
@@ -189,7 +217,7 @@ def test_the_store_refuses_an_edited_optimizer_and_keeps_its_own(tmp_path):
         f.write(edit_document(raw, DOCUMENT, edit))
     other = mx.kv.create('local')
     other.set_optimizer(mx.optimizer.SGD(learning_rate=0.5))
-    with pytest.raises(MXNetError, match='epsilon must lie in'):
+    with pytest.raises(MXNetError, match="epsilon=-1.0; a state file's epsilon must be"):
         other.load_optimizer_states(fname)
     assert type(other.optimizer) is mx.optimizer.SGD and other.optimizer.lr == 0.5
 
@@ -218,3 +246,89 @@ def test_a_users_optimizer_comes_back_with_its_own_attributes():
         _goes_on_alike(updater, ws, rs, restored)
     finally:
         Optimizer.opt_registry.pop('_doubled', None)
+
+
+def _edited(updater, edit):
+    """``updater``'s states and optimizer, saved, with ``edit(document)`` applied."""
+    return edit_document(updater.get_states(dump_optimizer=True), DOCUMENT, edit)
+
+
+def test_a_count_far_behind_loads_and_the_next_update_returns_at_once():
+    """num_update = 10**12 beside a FactorScheduler(step=1) still at count 2: MXNet's
+    scheduler would loop 10**12 times at the next update; here the update returns at
+    once, at the rate the decays give (the floor)."""
+    sched = mx.lr_scheduler.FactorScheduler(step=1, factor=0.5, base_lr=0.1)
+    updater, ws, rs = _trained(mx.optimizer.SGD(lr_scheduler=sched, learning_rate=0.1))
+
+    def edit(document):
+        document['optimizer']['attrs']['num_update'] = 10 ** 12
+        return document
+    restored = mx.optimizer.get_updater(mx.optimizer.SGD())
+    restored.set_states(_edited(updater, edit))
+    start = time.monotonic()
+    _steps(restored, ws, rs, 1)
+    assert time.monotonic() - start < 2
+    assert restored.optimizer.lr_scheduler.base_lr == sched.stop_factor_lr
+    assert all(np.isfinite(w.asnumpy()).all() for w in ws)
+
+
+def test_a_schedule_run_ahead_of_training_still_loads():
+    """A scheduler called on its own first (to plot its curve) counts past num_update;
+    the file it is saved in loads, and training goes on alike."""
+    sched = mx.lr_scheduler.FactorScheduler(step=10, factor=0.5, base_lr=0.1)
+    curve = [sched(n) for n in range(1, 101)]
+    assert curve[-1] < curve[0] and sched.count == 90
+    updater, ws, rs = _trained(mx.optimizer.SGD(momentum=0.9, lr_scheduler=sched,
+                                                learning_rate=sched.base_lr))
+    restored = mx.optimizer.get_updater(mx.optimizer.SGD())
+    restored.set_states(updater.get_states(dump_optimizer=True))
+    assert restored.optimizer.lr_scheduler.count == 90
+    _goes_on_alike(updater, ws, rs, restored)
+
+
+def test_a_multifactor_count_that_is_not_the_milestone_passed_is_refused():
+    sched = mx.lr_scheduler.MultiFactorScheduler(step=[2, 4], factor=0.5, base_lr=0.1)
+    updater, _, _ = _trained(mx.optimizer.SGD(lr_scheduler=sched, learning_rate=0.1))
+    assert (sched.count, sched.cur_step_ind) == (2, 1)
+
+    def edit(document):
+        document['optimizer']['attrs']['lr_scheduler']['attrs']['count'] = 3
+        return document
+    with pytest.raises(MXNetError, match=re.escape('count=3 and cur_step_ind=1; after 1 of '
+                                                   'its steps [2, 4] the count is the last')):
+        mx.optimizer.get_updater(mx.optimizer.SGD()).set_states(_edited(updater, edit))
+
+
+def test_a_lars_rate_that_would_blow_up_its_momentum_correction_is_refused():
+    """LARS multiplies its momentum by the rate now over cur_lr at its next update: a
+    file's cur_lr=1e-300 would multiply it by 1e299."""
+    updater, _, _ = _trained(mx.optimizer.LARS(momentum=0.9, learning_rate=0.1))
+
+    def edit(document):
+        document['optimizer']['attrs']['cur_lr'] = 1e-300
+        return document
+    with pytest.raises(MXNetError, match=re.escape('cur_lr=1e-300; its next update would '
+                                                   'multiply the momentum by 0.1 / 1e-300')):
+        mx.optimizer.get_updater(mx.optimizer.SGD()).set_states(_edited(updater, edit))
+
+
+def test_the_store_refuses_states_that_do_not_fit_its_values(tmp_path):
+    """The store holds its values when it loads: a state of another shape is refused
+    then, not at the next push."""
+    kv = mx.kv.create('local')
+    kv.set_optimizer(mx.optimizer.Adam(learning_rate=0.1))
+    kv.init(0, nd.ones((2, 2)))
+    kv.push(0, nd.ones((2, 2)))
+    fname = str(tmp_path / 'store.states')
+    kv.save_optimizer_states(fname, dump_optimizer=True)
+    other = mx.kv.create('local')
+    other.set_optimizer(mx.optimizer.Adam(learning_rate=0.1))
+    other.init(0, nd.ones((3,)))
+    other.push(0, nd.ones((3,)))
+    before = other.optimizer, dict(other.optimizer_states)
+    with pytest.raises(MXNetError, match=re.escape('the state of key 0 does not fit its value:'
+                                                   ' the state[0] is a float32 array of shape '
+                                                   '(2, 2); this optimizer keeps float32 of '
+                                                   'shape (3,)')):
+        other.load_optimizer_states(fname)
+    assert (other.optimizer, dict(other.optimizer_states)) == before
