@@ -425,3 +425,39 @@ def test_broadcast_to_method_may_add_leading_axes_like_mxnet():
 def test_modulo_by_zero_is_zero_as_mxnet():
     assert (nd.array([1., 2.]) % 0).asnumpy().tolist() == [0, 0]
     assert (nd.array([5., 7.]) % nd.array([0., 4.])).asnumpy().tolist() == [0, 3]
+
+
+# ---------------------------------------------------------------------- issue 31
+#: MXNet's binary helpers and the NumPy function that gives the same 0/1 or value.
+HELPERS = {'add': np.add, 'subtract': np.subtract, 'multiply': np.multiply,
+           'divide': np.divide, 'true_divide': np.divide, 'power': np.power,
+           'maximum': np.maximum, 'minimum': np.minimum, 'equal': np.equal,
+           'not_equal': np.not_equal, 'greater': np.greater,
+           'greater_equal': np.greater_equal, 'lesser': np.less, 'lesser_equal': np.less_equal,
+           'logical_and': np.logical_and, 'logical_or': np.logical_or,
+           'logical_xor': np.logical_xor}
+
+
+def test_a_number_on_the_left_is_the_left_operand_of_every_helper():
+    # MXNet 1.9.1 and gluonedu up to issue 31's regression: 2 > [-3, 1, 4] is [1, 1, 0]
+    assert nd.greater(2, nd.array([-3, 1, 4])).asnumpy().tolist() == [1, 1, 0]
+    values = np.array([-3, 1, 4, 2, 0.5], dtype=np.float32)
+    for name, numpy_op in HELPERS.items():
+        for number in (2, 1.5, True):
+            got = getattr(nd, name)(number, nd.array(values))
+            want = numpy_op(np.float32(number), values).astype(np.float32)
+            np.testing.assert_allclose(got.asnumpy(), want, rtol=1e-6,
+                                       err_msg='%s(%r, x)' % (name, number))
+
+
+def test_two_numbers_follow_mxnets_python_formulas():
+    nan = float('nan')
+    # MXNet: maximum is `x if x > y else y`, comparisons and logic give the ints 0 and 1
+    assert np.isnan(nd.maximum(2, nan)) and nd.maximum(nan, 2) == 2
+    assert np.isnan(nd.minimum(2, nan)) and nd.minimum(nan, 2) == 2
+    for result in (nd.greater(2, 3), nd.lesser(2, 3), nd.logical_and(2, 3),
+                   nd.logical_xor(2, 3), nd.equal(2, nan)):
+        assert type(result) is int and result in (0, 1)
+    assert (nd.greater(2, 3), nd.lesser(2, 3), nd.logical_and(2, 3)) == (0, 1, 1)
+    with pytest.raises(ZeroDivisionError, match='two numbers'):  # Python's, as MXNet
+        nd.divide(1, 0)

@@ -805,5 +805,8 @@ DIVERGENCES.update(ops_cases_kernels.DIVERGENCES)
 from ops_cases_fuzzfix import extended as _fuzzfix  # noqa: E402  (issue 15's fuzz finds)
 all_cases, make_inputs = _fuzzfix(all_cases, make_inputs)
 
+from ops_cases_scalars import extended as _scalars  # noqa: E402  (a number on either side)
+all_cases, make_inputs = _scalars(all_cases, make_inputs)
+
 from ops_cases_linalg import extended  # noqa: E402
 all_cases, make_inputs = extended(all_cases, make_inputs, DIVERGENCES)

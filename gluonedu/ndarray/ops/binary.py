@@ -9,12 +9,12 @@ the ``+``, ``*``, ``==`` of NDArray pick one of them by the operands' types, as 
 As in MXNet, a scalar is first converted to the array's dtype (``int32 * 1.5`` multiplies
 by 1), and comparisons give 0/1 in the input's dtype.
 """
-import numbers
+import math
 import operator
 
 import numpy as np
 
-from ...base import MXNetError
+from ...base import MXNetError, numeric_types
 from ..infer import broadcast, same_shape
 from ..ndarray import NDArray, _unbroadcast
 from ..registry import Bool, Float, Int, Op, add as _register
@@ -74,6 +74,14 @@ def _as_float64(x):
     return np.float64(x) if np.isscalar(x) else x.astype(np.float64)
 
 
+def _as_int(test):
+    """A test of two numbers giving 1 or 0, as MXNet's comparisons of two numbers do."""
+    return lambda a, b: 1 if test(a, b) else 0
+
+
+# The ``python`` formulas are MXNet's for two numbers (``nd.maximum(2, nan)`` is nan):
+# comparisons and logic give the ints 0/1, maximum and minimum keep the right operand
+# unless the left one is strictly larger (smaller).
 _KINDS = {
     'add': _Kind('add', lambda xp, g, a, b, y: g, lambda xp, g, a, b, y: g, operator.add,
                  quiet=True),
@@ -88,22 +96,25 @@ _KINDS = {
     'power': _Kind('power', _power_grad_base, _power_grad_exponent, operator.pow, quiet=True,
                    int_via_float=True),
     'maximum': _Kind('maximum', lambda xp, g, a, b, y: g * (a >= b),
-                     lambda xp, g, a, b, y: g * (a < b), max, quiet=True),
+                     lambda xp, g, a, b, y: g * (a < b), lambda a, b: a if a > b else b,
+                     quiet=True),
     'minimum': _Kind('minimum', lambda xp, g, a, b, y: g * (a <= b),
-                     lambda xp, g, a, b, y: g * (a > b), min, quiet=True),
+                     lambda xp, g, a, b, y: g * (a > b), lambda a, b: a if a < b else b,
+                     quiet=True),
     'hypot': _Kind('hypot', lambda xp, g, a, b, y: _hypot_grad(xp, g, a, y),
-                   lambda xp, g, a, b, y: _hypot_grad(xp, g, b, y), quiet=True),
-    'equal': _Kind('equal', python=operator.eq, boolean=True),
-    'not_equal': _Kind('not_equal', python=operator.ne, boolean=True),
-    'greater': _Kind('greater', python=operator.gt, boolean=True),
-    'greater_equal': _Kind('greater_equal', python=operator.ge, boolean=True),
-    'lesser': _Kind('less', python=operator.lt, boolean=True),
-    'lesser_equal': _Kind('less_equal', python=operator.le, boolean=True),
-    'logical_and': _Kind('logical_and', python=lambda a, b: a and b, boolean=True,
+                   lambda xp, g, a, b, y: _hypot_grad(xp, g, b, y), math.hypot, quiet=True),
+    'equal': _Kind('equal', python=_as_int(operator.eq), boolean=True),
+    'not_equal': _Kind('not_equal', python=_as_int(operator.ne), boolean=True),
+    'greater': _Kind('greater', python=_as_int(operator.gt), boolean=True),
+    'greater_equal': _Kind('greater_equal', python=_as_int(operator.ge), boolean=True),
+    'lesser': _Kind('less', python=_as_int(operator.lt), boolean=True),
+    'lesser_equal': _Kind('less_equal', python=_as_int(operator.le), boolean=True),
+    'logical_and': _Kind('logical_and', python=_as_int(lambda a, b: a and b), boolean=True,
                          logical=True),
-    'logical_or': _Kind('logical_or', python=lambda a, b: a or b, boolean=True, logical=True),
-    'logical_xor': _Kind('logical_xor', python=lambda a, b: bool(a) != bool(b), boolean=True,
-                         logical=True),
+    'logical_or': _Kind('logical_or', python=_as_int(lambda a, b: a or b), boolean=True,
+                        logical=True),
+    'logical_xor': _Kind('logical_xor', python=_as_int(lambda a, b: bool(a) != bool(b)),
+                         boolean=True, logical=True),
 }
 
 
@@ -173,14 +184,18 @@ _SCALAR_PARAMS = (Float('scalar', 1.0, doc='The number on the other side.'),
                   Bool('is_int', True, doc='Convert the number to the array\'s dtype first '
                                           '(MXNet\'s legacy behaviour).'))
 
-#: kind: (broadcast op, same-shape op and aliases, scalar op and alias, reversed scalar op)
+#: kind: (broadcast op and aliases, same-shape op and aliases, scalar op and aliases, the
+#: scalar on the left). The last says how ``scalar <kind> array`` is computed: by a reversed
+#: scalar op (its names: ``2 - x`` is ``_rminus_scalar(x, 2)``), or by the scalar op of the
+#: kind named (the kind itself where it commutes, ``2 + x`` is ``x + 2``; a comparison's
+#: mirror image, ``2 > x`` is ``x < 2``).
 _NAMES = {
     'add': (('broadcast_add', 'broadcast_plus'), ('elemwise_add', '_add', '_plus', '_Plus'),
-            ('_plus_scalar', '_PlusScalar'), None),
+            ('_plus_scalar', '_PlusScalar'), 'add'),
     'sub': (('broadcast_sub', 'broadcast_minus'), ('elemwise_sub', '_sub', '_minus', '_Minus'),
             ('_minus_scalar', '_MinusScalar'), ('_rminus_scalar', '_RMinusScalar')),
     'mul': (('broadcast_mul',), ('elemwise_mul', '_mul', '_Mul'), ('_mul_scalar', '_MulScalar'),
-            None),
+            'mul'),
     'div': (('broadcast_div',), ('elemwise_div', '_div', '_Div'), ('_div_scalar', '_DivScalar'),
             ('_rdiv_scalar', '_RDivScalar')),
     'mod': (('broadcast_mod',), ('_mod', '_Mod'), ('_mod_scalar', '_ModScalar'),
@@ -188,29 +203,33 @@ _NAMES = {
     'power': (('broadcast_power',), ('_power', '_Power'), ('_power_scalar', '_PowerScalar'),
               ('_rpower_scalar', '_RPowerScalar')),
     'maximum': (('broadcast_maximum',), ('_maximum', '_Maximum'),
-                ('_maximum_scalar', '_MaximumScalar'), None),
+                ('_maximum_scalar', '_MaximumScalar'), 'maximum'),
     'minimum': (('broadcast_minimum',), ('_minimum', '_Minimum'),
-                ('_minimum_scalar', '_MinimumScalar'), None),
-    'hypot': (('broadcast_hypot',), ('_hypot',), ('_hypot_scalar',), None),
-    'equal': (('broadcast_equal',), ('_equal',), ('_equal_scalar', '_EqualScalar'), None),
+                ('_minimum_scalar', '_MinimumScalar'), 'minimum'),
+    'hypot': (('broadcast_hypot',), ('_hypot',), ('_hypot_scalar',), 'hypot'),
+    'equal': (('broadcast_equal',), ('_equal',), ('_equal_scalar', '_EqualScalar'), 'equal'),
     'not_equal': (('broadcast_not_equal',), ('_not_equal',),
-                  ('_not_equal_scalar', '_NotEqualScalar'), None),
+                  ('_not_equal_scalar', '_NotEqualScalar'), 'not_equal'),
     'greater': (('broadcast_greater',), ('_greater',), ('_greater_scalar', '_GreaterScalar'),
-                None),
+                'lesser'),
     'greater_equal': (('broadcast_greater_equal',), ('_greater_equal',),
-                      ('_greater_equal_scalar', '_GreaterEqualScalar'), None),
-    'lesser': (('broadcast_lesser',), ('_lesser',), ('_lesser_scalar', '_LesserScalar'), None),
+                      ('_greater_equal_scalar', '_GreaterEqualScalar'), 'lesser_equal'),
+    'lesser': (('broadcast_lesser',), ('_lesser',), ('_lesser_scalar', '_LesserScalar'),
+               'greater'),
     'lesser_equal': (('broadcast_lesser_equal',), ('_lesser_equal',),
-                     ('_lesser_equal_scalar', '_LesserEqualScalar'), None),
+                     ('_lesser_equal_scalar', '_LesserEqualScalar'), 'greater_equal'),
     'logical_and': (('broadcast_logical_and',), ('_logical_and',), ('_logical_and_scalar',),
-                    None),
-    'logical_or': (('broadcast_logical_or',), ('_logical_or',), ('_logical_or_scalar',), None),
+                    'logical_and'),
+    'logical_or': (('broadcast_logical_or',), ('_logical_or',), ('_logical_or_scalar',),
+                   'logical_or'),
     'logical_xor': (('broadcast_logical_xor',), ('_logical_xor',), ('_logical_xor_scalar',),
-                    None),
+                    'logical_xor'),
 }
 
-_BROADCAST, _SCALAR, _RSCALAR = {}, {}, {}
-for _kind_name, (_bcast, _same, _scalar, _rscalar) in _NAMES.items():
+#: The operators ``_dispatch`` picks per kind: both operands arrays, the scalar on the
+#: right, the scalar on the left.
+_BROADCAST, _SCALAR, _LEFT_SCALAR = {}, {}, {}
+for _kind_name, (_bcast, _same, _scalar, _left) in _NAMES.items():
     _kind = _KINDS[_kind_name]
     _doc = "Element-wise %s of two arrays" % _kind_name
     _BROADCAST[_kind_name] = _register(Op(
@@ -222,37 +241,47 @@ for _kind_name, (_bcast, _same, _scalar, _rscalar) in _NAMES.items():
         _scalar[0], _with_scalar(_kind, False), params=_SCALAR_PARAMS, aliases=_scalar[1:],
         quiet=_kind.quiet, doc="Element-wise %s of an array and a scalar." % _kind_name,
         infer_shape=same_shape))
-    if _rscalar is not None:
-        _RSCALAR[_kind_name] = _register(Op(
-            _rscalar[0], _with_scalar(_kind, True), params=_SCALAR_PARAMS,
-            aliases=_rscalar[1:], quiet=_kind.quiet,
+    if isinstance(_left, tuple):
+        _LEFT_SCALAR[_kind_name] = _register(Op(
+            _left[0], _with_scalar(_kind, True), params=_SCALAR_PARAMS, aliases=_left[1:],
+            quiet=_kind.quiet,
             doc="Element-wise %s of a scalar (on the left) and an array." % _kind_name,
             infer_shape=same_shape))
+for _kind_name, (_, _, _, _left) in _NAMES.items():
+    if isinstance(_left, str):
+        _LEFT_SCALAR[_kind_name] = _SCALAR[_left]
 
 
 # ---------------------------------------------------------------------- Python-level helpers
-_NUMBERS = (numbers.Number, np.generic)
-
-
 def _dispatch(kind_name, lhs, rhs):
-    """MXNet's choice of operator for ``lhs <kind> rhs`` from the operands' types."""
+    """MXNet's choice of operator for ``lhs <kind> rhs`` from the operands' types (a
+    number is one of MXNet's ``numeric_types``, bool included: ``True`` is 1.0)."""
     if isinstance(lhs, NDArray):
         if isinstance(rhs, NDArray):
             return _BROADCAST[kind_name].run([lhs, rhs], {})
-        if isinstance(rhs, _NUMBERS):
+        if isinstance(rhs, numeric_types):
             return _SCALAR[kind_name].run([lhs], {'scalar': float(rhs), 'is_int': True})
         bad = rhs
-    elif isinstance(lhs, _NUMBERS):
+    elif isinstance(lhs, numeric_types):
         if isinstance(rhs, NDArray):
-            scalar_op = _RSCALAR.get(kind_name, _SCALAR[kind_name])  # commutative: one op
-            return scalar_op.run([rhs], {'scalar': float(lhs), 'is_int': True})
-        if isinstance(rhs, _NUMBERS):
-            return _KINDS[kind_name].python(lhs, rhs)
+            return _LEFT_SCALAR[kind_name].run([rhs], {'scalar': float(lhs), 'is_int': True})
+        if isinstance(rhs, numeric_types):
+            return _two_numbers(kind_name, lhs, rhs)
         bad = rhs
     else:
         bad = lhs
     raise TypeError('type %s is not supported in an NDArray operation; use an NDArray or a '
                     'number (wrap NumPy arrays with mx.nd.array(...))' % type(bad).__name__)
+
+
+def _two_numbers(kind_name, lhs, rhs):
+    """``lhs <kind> rhs`` of two numbers, as Python computes it (MXNet's rule), and so
+    Python's errors (``ZeroDivisionError`` for ``divide(1, 0)``), naming the numbers."""
+    try:
+        return _KINDS[kind_name].python(lhs, rhs)
+    except ArithmeticError as err:
+        raise type(err)('%r and %r are two numbers, computed as Python computes them: %s'
+                        % (lhs, rhs, err)) from None
 
 
 def _helper(kind_name, formula):
