@@ -1,6 +1,7 @@
 """Base definitions shared by every layer: the library error, dtype helpers, and the check
 of a hyperparameter's range."""
 import numbers
+import warnings
 
 import numpy as np
 
@@ -46,13 +47,19 @@ string_types = (str,)
 
 def normalize_dtype(dtype):
     """Return ``dtype`` as a NumPy dtype; ``None`` means MXNet's default float32."""
-    if dtype is None:
-        return np.dtype(mx_real_t)
+    return np.dtype(mx_real_t) if dtype is None else to_numpy_dtype(dtype)
+
+
+def to_numpy_dtype(value):
+    """``numpy.dtype(value)`` (``None`` is float64 there), with a TypeError that names
+    the usual dtypes when NumPy does not know ``value``."""
     try:
-        return np.dtype(dtype)
+        with warnings.catch_warnings():  # NumPy 2 deprecates some old aliases ('a')
+            warnings.simplefilter('ignore', DeprecationWarning)
+            return np.dtype(value)
     except TypeError as err:
         raise TypeError("%r is not a data type NumPy understands; use e.g. 'float32', "
-                        "'float16', 'float64', 'int32' or 'int64'" % (dtype,)) from err
+                        "'float16', 'float64', 'int32' or 'int64'" % (value,)) from err
 
 
 class NotImplementedForSymbol(MXNetError):

@@ -16,7 +16,7 @@ gluonedu addition), which the optimizer then uses as its ``momentum`` or ``beta1
 """
 import logging
 import numbers
-from math import ceil, cos, pi
+from math import ceil, cos, inf, pi
 
 from .base import check_hyperparameter
 
@@ -249,8 +249,13 @@ class CosineScheduler(_DecayToFinal):
 
 
 def _cosine_between(start, end, progress):
-    """From ``start`` (progress 0) to ``end`` (progress 1) along half a cosine wave."""
-    return end + (start - end) * (1 + cos(pi * progress)) / 2
+    """From ``start`` (progress 0) to ``end`` (progress 1) along half a cosine wave.
+
+    A weighted mean of the two ends, never beyond them: ``start - end`` would overflow
+    for rates near the largest float (``max_lr=1e308``)."""
+    weight = (1 + cos(pi * progress)) / 2
+    value = start * weight + end * (1 - weight)
+    return min(max(value, min(start, end)), max(start, end))
 
 
 class OneCycleScheduler(LRScheduler):
@@ -268,9 +273,9 @@ class OneCycleScheduler(LRScheduler):
         momentum(n) = cos_between(max_momentum, base_momentum, n / peak)          n <= peak
                     = cos_between(base_momentum, max_momentum, ...)               n > peak
 
-    where ``cos_between(a, b, p) = b + (a - b) * (1 + cos(pi * p)) / 2`` goes from ``a``
-    to ``b`` as ``p`` goes from 0 to 1. Past ``total_steps`` both stay at their final
-    values. The first update sees ``n = 1``, as with every MXNet scheduler.
+    where ``cos_between(a, b, p) = a * w + b * (1 - w)``, ``w = (1 + cos(pi * p)) / 2``,
+    goes from ``a`` to ``b`` as ``p`` goes from 0 to 1. Past ``total_steps`` both stay at
+    their final values. The first update sees ``n = 1``, as with every MXNet scheduler.
 
     The high lr in the middle acts as a regulariser and moves fast through flat
     regions; the low momentum there keeps the large steps from compounding. The optimizer
@@ -284,15 +289,15 @@ class OneCycleScheduler(LRScheduler):
     Parameters
     ----------
     max_lr : float
-        The peak learning rate, > 0.
+        The peak learning rate, finite and > 0.
     total_steps : int
         Updates in the cycle, >= 2.
     pct_start : float, default 0.25
         Fraction of the cycle spent rising, in (0, 1) (fastai's default; PyTorch's is 0.3).
     div_factor : float, default 25
-        The lr starts at ``max_lr / div_factor``; >= 1.
+        The lr starts at ``max_lr / div_factor``; finite, >= 1.
     final_div_factor : float, default 1e4
-        The lr ends at ``max_lr / (div_factor * final_div_factor)``; >= 1.
+        The lr ends at ``max_lr / (div_factor * final_div_factor)``; finite, >= 1.
     base_momentum, max_momentum : float, default 0.85, 0.95
         The momentum's low point (at the lr's peak) and its value at both ends;
         ``0 < base_momentum <= max_momentum < 1``.
@@ -303,15 +308,17 @@ class OneCycleScheduler(LRScheduler):
     def __init__(self, max_lr, total_steps, pct_start=0.25, div_factor=25.,
                  final_div_factor=1e4, base_momentum=0.85, max_momentum=0.95,
                  cycle_momentum=True):
-        check_hyperparameter('max_lr', max_lr, low=0, low_open=True)
+        # A finite peak and divisors: an infinite one makes every lr NaN or 0.
+        check_hyperparameter('max_lr', max_lr, low=0, high=inf, low_open=True, high_open=True)
         if isinstance(total_steps, bool) or not isinstance(total_steps, numbers.Integral) \
                 or total_steps < 2:
             raise ValueError("total_steps must be an int >= 2 (a rise and a fall), got %r"
                              % (total_steps,))
         check_hyperparameter('pct_start', pct_start, low=0, high=1, low_open=True,
                              high_open=True)
-        check_hyperparameter('div_factor', div_factor, low=1)
-        check_hyperparameter('final_div_factor', final_div_factor, low=1)
+        check_hyperparameter('div_factor', div_factor, low=1, high=inf, high_open=True)
+        check_hyperparameter('final_div_factor', final_div_factor, low=1, high=inf,
+                             high_open=True)
         if cycle_momentum:
             check_hyperparameter('max_momentum', max_momentum, low=0, high=1, low_open=True,
                                  high_open=True)

@@ -61,11 +61,24 @@ def test_mxnet_schedulers_and_cycle_momentum_false_leave_the_momentum_alone():
     ({'div_factor': 0.5}, 'div_factor'), ({'final_div_factor': 0}, 'final_div_factor'),
     ({'max_momentum': 1.0}, 'max_momentum'), ({'base_momentum': 0.0}, 'base_momentum'),
     ({'base_momentum': 0.97}, 'base_momentum'),   # above max_momentum (0.95)
+    # infinite: every lr NaN (issue 31), or 0 for the divisors
+    ({'max_lr': math.inf}, 'max_lr'), ({'max_lr': math.nan}, 'max_lr'),
+    ({'div_factor': math.inf}, 'div_factor'), ({'final_div_factor': math.inf},
+                                                 'final_div_factor'),
 ])
 def test_phases_that_do_not_fit_raise_value_error_naming_the_argument(kwargs, name):
     args = dict({'max_lr': 0.1, 'total_steps': 10}, **kwargs)
     with pytest.raises(ValueError, match='^%s ' % name):
         OneCycleScheduler(**args)
+
+
+@pytest.mark.parametrize('max_lr', [1e308, np.finfo(np.float64).max, 5e-324])
+def test_extreme_rates_stay_on_the_curve_between_its_ends(max_lr):
+    # issue 31: max_lr=1e308 gave -inf (max_lr - initial_lr overflowed)
+    s = OneCycleScheduler(max_lr=max_lr, total_steps=8, div_factor=1e4)  # peak at 2
+    lrs = np.array([s(n) for n in range(10)])
+    assert np.isfinite(lrs).all() and (lrs >= 0).all() and lrs.max() == lrs[2] == max_lr
+    assert np.all(np.diff(lrs[:3]) >= 0) and np.all(np.diff(lrs[2:]) <= 0)
 
 
 def test_sgd_uses_the_scheduled_momentum_at_every_update():

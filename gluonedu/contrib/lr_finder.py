@@ -114,7 +114,7 @@ def lr_find(net, trainer, data, loss_fn, start_lr=1e-7, end_lr=10., num_steps=10
         A DataLoader or a list of batches; started again when exhausted.
     loss_fn : callable(output, label) -> per-sample losses, e.g. gluon.loss.L2Loss().
     start_lr, end_lr : float, default 1e-7, 10
-        The range, ``0 < start_lr < end_lr``.
+        The range, ``0 < start_lr < end_lr < inf``.
     num_steps : int, default 100
         Batches to train at most (>= 2).
     smoothing : float, default 0.98
@@ -123,7 +123,8 @@ def lr_find(net, trainer, data, loss_fn, start_lr=1e-7, end_lr=10., num_steps=10
         Stop when the smoothed loss exceeds this many times its minimum (> 1).
     """
     check_hyperparameter('start_lr', start_lr, low=0, low_open=True)
-    check_hyperparameter('end_lr', end_lr, low=start_lr, low_open=True)
+    check_hyperparameter('end_lr', end_lr, low=start_lr, high=math.inf, low_open=True,
+                         high_open=True)
     if isinstance(num_steps, bool) or not isinstance(num_steps, int) or num_steps < 2:
         raise ValueError("num_steps must be an int >= 2, got %r" % (num_steps,))
     check_hyperparameter('smoothing', smoothing, low=0, high=1, high_open=True)
@@ -169,9 +170,22 @@ def _cycle(data):
         produced = False
         for batch in data:
             produced = True
-            yield batch
+            yield _data_and_label(batch)
         if not produced:
             return
+
+
+def _data_and_label(batch):
+    """``batch`` if it is a (data, label) pair; TypeError saying how to make one else."""
+    if isinstance(batch, (tuple, list)) and len(batch) == 2:
+        return batch
+    what = ('a %s of %d items' % (type(batch).__name__, len(batch))
+            if isinstance(batch, (tuple, list)) else
+            'an array of shape %s' % (batch.shape,) if hasattr(batch, 'shape') else
+            'a %s' % type(batch).__name__)
+    raise TypeError("lr_find needs batches of (data, label), got %s; pass e.g. "
+                    "gluon.data.DataLoader(gluon.data.ArrayDataset(X, y), batch_size) or "
+                    "list(zip(data_batches, label_batches))" % what)
 
 
 def _finish_deferred_init(net, params, sample, contexts):
@@ -195,7 +209,10 @@ def _range_test(net, trainer, loss_fn, first, batches, contexts, start_lr, end_l
             batch = next(batches, None)
             if batch is None:
                 break
-        lr = start_lr * (end_lr / start_lr) ** (k / (num_steps - 1))
+        progress = k / (num_steps - 1)
+        # start_lr * (end_lr / start_lr) ** progress, without the ratio (which overflows
+        # for end_lr=1e308)
+        lr = start_lr ** (1 - progress) * end_lr ** progress
         trainer.set_learning_rate(lr)
         loss = _train_batch(net, trainer, loss_fn, batch, contexts)
         average = smoothing * average + (1 - smoothing) * loss

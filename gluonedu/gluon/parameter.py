@@ -681,8 +681,14 @@ class ParameterDict:
 
     def load_dict(self, param_dict, ctx=None, allow_missing=False, ignore_extra=False,
                   restore_prefix='', filename=None, cast_dtype=False, dtype_source='current'):
-        """Load values from a dict of name -> NDArray ('arg:'/'aux:' prefixes accepted)."""
-        items = param_dict.items() if isinstance(param_dict, dict) else param_dict
+        """Load values from a dict of name -> NDArray, or a list of (name, NDArray) pairs
+        ('arg:'/'aux:' prefixes accepted)."""
+        items = param_dict.items() if isinstance(param_dict, dict) else list(param_dict)
+        if not all(isinstance(item, (tuple, list)) and len(item) == 2 and
+                   isinstance(item[0], str) for item in items):
+            raise ValueError("%s holds arrays without names (a list, as nd.save(fname, "
+                             "[arrays]) writes); loading needs a dict of name -> array, as "
+                             "ParameterDict.save writes" % (filename or 'param_dict'))
         arrays = {restore_prefix + (k[4:] if k.startswith(('arg:', 'aux:')) else k): v
                   for k, v in items}
         source = 'file: %s' % filename if filename else 'param_dict'

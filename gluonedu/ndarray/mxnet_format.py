@@ -22,6 +22,7 @@ file before anything is allocated, dtypes come from an allow-list, and any viola
 an MXNetError naming the offset. No code in the file is ever run (there is none to run:
 unlike pickle, the format holds only numbers and names).
 """
+import math
 import os
 import struct
 
@@ -30,6 +31,7 @@ import numpy as np
 from ..base import MXNetError, DTYPE_FROM_MX, DTYPE_TO_MX, STYPE_FROM_MX
 from ..context import cpu
 from .ndarray import NDArray, from_numpy
+from .registry import MAX_SIZE
 
 __all__ = ['MAGIC', 'is_mxnet_file', 'read', 'write']
 
@@ -97,6 +99,11 @@ class _Reader:
         dims = self.unpack(('I' if legacy else 'q') * ndim)
         if any(n < 0 for n in dims):
             raise self.fail('an array has a negative size in its shape %s' % (dims,))
+        # An empty array's other sizes count too: (0, 2**62) is no shape MXNet 1.9.1 holds
+        # (its shapes are 32-bit), and none NumPy can make.
+        if math.prod(n for n in dims if n) > MAX_SIZE:
+            raise self.fail("an array's shape %s is beyond MXNet's limit of 2^31 - 1 "
+                            "elements" % (dims,))
         return tuple(dims)
 
     def values(self, shape, dtype):

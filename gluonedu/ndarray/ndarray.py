@@ -17,7 +17,7 @@ import warnings
 import numpy as np
 
 from .. import _backend
-from ..base import MXNetError, normalize_dtype
+from ..base import MXNetError, normalize_dtype, numeric_types
 from ..context import Context, current_context
 from . import _graph
 
@@ -198,7 +198,7 @@ class NDArray:
 
     def astype(self, dtype, copy=True):
         """This array converted to ``dtype`` (no copy if unchanged and ``copy=False``)."""
-        dtype = normalize_dtype(dtype)
+        dtype = array_dtype(dtype)
         if not copy and dtype == self._data.dtype:
             return self
         out = NDArray(self._data.astype(dtype), self._ctx)
@@ -279,15 +279,17 @@ class NDArray:
             if value.stype != 'default':
                 value = value.tostype('default')
             src = _move(value._data, value._ctx, self._ctx, copy=False)
-        elif isinstance(value, numbers.Number):
-            src = value
+        elif isinstance(value, numeric_types):  # as MXNet: the C++ cast of float(value)
+            src = _ops.binary.scalar_as(self._data.dtype, float(value))
         else:
-            src = np.asarray(_backend.to_host(value) if hasattr(value, 'get') else value)
+            src = _host_values(value, self._data.dtype)
             if self._ctx.device_type == 'gpu':
                 src = _move(src, Context('cpu'), self._ctx, copy=False)
         target = self._data[key]
         target_shape = np.shape(target)
-        if not isinstance(src, numbers.Number):
+        if not np.size(target):  # nothing to write (any value, as MXNet)
+            return
+        if isinstance(src, np.ndarray) or hasattr(src, 'get'):
             src = _fit_value(src, target_shape)
         with _backend.device_scope(self._ctx):
             self._data[key] = src
@@ -569,6 +571,18 @@ def _move(data, src_ctx, dst_ctx, copy):
     return data.copy() if copy else data
 
 
+def _host_values(value, dtype):
+    """A value to assign (a NumPy array, nested lists) as a host array of ``dtype``."""
+    if not (isinstance(value, np.ndarray) or hasattr(value, 'get')):
+        return _from_python(value, dtype)
+    host = _backend.to_host(value)
+    try:
+        return host.astype(dtype, copy=False)
+    except (ValueError, TypeError) as err:  # text that is no number
+        raise ValueError("cannot assign a %s array to a %s NDArray: %s"
+                         % (host.dtype, dtype, err)) from None
+
+
 def _fit_value(src, target_shape):
     """Broadcast a value into a slice's shape, allowing MXNet's size-1 leftovers."""
     if tuple(src.shape) == tuple(target_shape):
@@ -643,6 +657,15 @@ _DTYPES = frozenset(np.dtype(t) for t in ('float16', 'float32', 'float64', 'uint
                                           'int32', 'int64', 'bool'))
 
 
+def array_dtype(dtype):
+    """``dtype`` (None: float32) as a NumPy dtype an NDArray can hold; TypeError else."""
+    dtype = normalize_dtype(dtype)
+    if dtype not in _DTYPES:
+        raise TypeError("NDArrays cannot hold %s: use one of %s"
+                        % (dtype, ', '.join(sorted(str(d) for d in _DTYPES))))
+    return dtype
+
+
 def array(source_array, ctx=None, dtype=None):
     """An NDArray holding a copy of ``source_array`` (list, NumPy array or NDArray).
 
@@ -660,17 +683,32 @@ def array(source_array, ctx=None, dtype=None):
                                                    and hasattr(source_array, 'dtype')):
         host = _backend.to_host(source_array)
     else:
-        try:
-            host = np.array(source_array, dtype=normalize_dtype(dtype))
-        except (ValueError, TypeError):
-            raise TypeError("cannot make an NDArray from %r: give a number, nested lists of "
-                            "numbers of equal length, or a NumPy array"
-                            % (type(source_array).__name__,)) from None
-    dtype = normalize_dtype(dtype)
-    if dtype not in _DTYPES:
-        raise TypeError("NDArrays cannot hold %s: use one of %s"
-                        % (dtype, ', '.join(sorted(str(d) for d in _DTYPES))))
-    return from_numpy(host.astype(dtype, copy=False), ctx)
+        host = _from_python(source_array, array_dtype(dtype))
+    return from_numpy(host.astype(array_dtype(dtype), copy=False), ctx)
+
+
+def _from_python(source, dtype):
+    """``source`` (a number or nested lists of numbers) as a NumPy array of ``dtype``."""
+    try:
+        host = np.array(source, dtype=dtype)
+    except OverflowError as err:  # a number out of the dtype's range (NumPy 1 wrapped ints)
+        raise TypeError("cannot make a %s NDArray from %r: %s" % (dtype, source, err)) \
+            from None
+    except (ValueError, TypeError):
+        raise TypeError("cannot make an NDArray from %r: give a number, nested lists of "
+                        "numbers of equal length, or a NumPy array"
+                        % (type(source).__name__,)) from None
+    # NumPy reads None as NaN (False for bool): a missing value would pass as a number.
+    if (dtype.kind == 'b' or dtype.kind == 'f' and np.isnan(host).any()) and \
+            _holds_none(source):
+        raise TypeError("cannot make an NDArray from None: give numbers (float('nan') "
+                        "marks a missing value)")
+    return host
+
+
+def _holds_none(source):
+    return source is None or (isinstance(source, (list, tuple)) and
+                              any(_holds_none(item) for item in source))
 
 
 def _filled(fill, shape, ctx, dtype):
@@ -703,8 +741,12 @@ def ones(shape, ctx=None, dtype=None, **kwargs):
 
 def _host_shape(shape):
     """``shape`` as a tuple of non-negative ints, checked as Python's int conversion does."""
-    dims = (shape,) if isinstance(shape, numbers.Integral) else tuple(shape)
-    dims = tuple(operator.index(n) for n in dims)  # TypeError for 2.5, as MXNet
+    try:
+        dims = (shape,) if isinstance(shape, numbers.Integral) else tuple(shape)
+        dims = tuple(operator.index(n) for n in dims)
+    except TypeError:  # 2.5, None, 'x': TypeError, as MXNet
+        raise TypeError("shape must be an int or a tuple of ints, got %r" % (shape,)) \
+            from None
     if any(n < 0 for n in dims):
         raise ValueError("shape %s has a negative dimension" % (dims,))
     return dims
@@ -715,7 +757,10 @@ def empty(shape, ctx=None, dtype=None, stype=None):
     if stype not in (None, 'default'):
         from . import sparse
         return sparse.zeros(stype, shape, ctx=ctx, dtype=dtype)
-    return _filled(0, _host_shape(shape), ctx, dtype)
+    # MXNet's order of checks: a dtype NumPy knows, the shape, a dtype NDArrays hold
+    dtype = normalize_dtype(dtype)
+    shape = _host_shape(shape)
+    return _filled(0, shape, ctx, array_dtype(dtype))
 
 
 def full(shape, val, ctx=None, dtype=np.float32, out=None):

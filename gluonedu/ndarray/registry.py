@@ -26,7 +26,7 @@ import warnings
 import numpy as np
 
 from .. import _backend
-from ..base import MXNetError
+from ..base import MXNetError, to_numpy_dtype
 from ..context import Context
 from . import _graph
 from .ndarray import NDArray, _move
@@ -370,18 +370,15 @@ class DType(Enum):
     def parse(self, value):
         if self.name == 'dtype' and (not isinstance(value, str) or (
                 value not in self.choices and value != 'None')):
-            with warnings.catch_warnings():  # NumPy 2 deprecates some old aliases ('a')
-                warnings.simplefilter('ignore', DeprecationWarning)
-                value = np.dtype(value).name
+            value = to_numpy_dtype(value).name
         return super().parse(value)
 
 
 def _frontend_dtype(value):
     """What MXNet's generated ``nd`` functions do to a ``dtype`` argument before anything
-    else: ``numpy.dtype(value)``, whose TypeError ('bfloat16', 'None', a typo) escapes."""
-    with warnings.catch_warnings():  # NumPy 2 deprecates some old aliases ('a')
-        warnings.simplefilter('ignore', DeprecationWarning)
-        np.dtype(value)
+    else: ``numpy.dtype(value)``, whose TypeError ('bfloat16', 'None', a typo) escapes
+    (here with a message that names the usual dtypes)."""
+    to_numpy_dtype(value)
 
 
 #: The floating-point dtypes (an ``Op``'s ``dtypes`` for float-only operators).

@@ -198,6 +198,7 @@ def test_an_interrupted_test_still_restores_everything(batches):
 @pytest.mark.parametrize('kwargs,name', [
     ({'start_lr': 0}, 'start_lr'), ({'start_lr': -1e-3}, 'start_lr'),
     ({'end_lr': 1e-8}, 'end_lr'), ({'start_lr': 1e-2, 'end_lr': 1e-2}, 'end_lr'),
+    ({'end_lr': float('inf')}, 'end_lr'), ({'end_lr': float('nan')}, 'end_lr'),
     ({'num_steps': 1}, 'num_steps'), ({'num_steps': 10.0}, 'num_steps'),
     ({'smoothing': 1.0}, 'smoothing'), ({'diverge_factor': 1.0}, 'diverge_factor'),
 ])
@@ -206,6 +207,26 @@ def test_bad_input_raises_value_error_naming_the_argument(batches, kwargs, name)
     trainer = gluon.Trainer(net.collect_params(), 'sgd')
     with pytest.raises(ValueError, match='^%s ' % name):
         lr_find(net, trainer, batches, LOSS, **kwargs)
+
+
+@pytest.mark.parametrize('form', [
+    lambda x, y: x,                      # bare arrays (issue 31: a raw ValueError)
+    lambda x, y: (x,), lambda x, y: (x, y, y), lambda x, y: {'data': x, 'label': y}])
+def test_batches_that_are_no_data_label_pair_raise_type_error_saying_so(batches, form):
+    net = _mlp()
+    trainer = gluon.Trainer(net.collect_params(), 'sgd')
+    with pytest.raises(TypeError, match=r'needs batches of \(data, label\), got '):
+        lr_find(net, trainer, [form(x, y) for x, y in batches], LOSS, num_steps=3)
+
+
+def test_a_range_wider_than_the_largest_float_stays_finite(batches):
+    # end_lr / start_lr = 1e310 overflows: the lrs are computed without that ratio
+    net = _mlp()
+    trainer = gluon.Trainer(net.collect_params(), 'sgd')
+    result = lr_find(net, trainer, batches, LOSS, start_lr=1e-300, end_lr=1e10, num_steps=4,
+                     diverge_factor=float('inf'))
+    assert np.isfinite(result.lrs).all() and np.all(np.diff(result.lrs) > 0)
+    assert result.lrs[0] == 1e-300
 
 
 def test_empty_data_raises_value_error_naming_it():

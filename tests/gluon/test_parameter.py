@@ -399,6 +399,24 @@ def test_load_dict_strips_arg_aux_and_checks_shape_and_dtype():
     assert params['w'].data().dtype == np.float64
 
 
+@pytest.mark.parametrize('file_format', ['gluonedu', 'mxnet'])
+@pytest.mark.parametrize('arrays', [[nd.ones((2, 3)), nd.zeros((3,))], [nd.ones((2,))]])
+def test_load_of_a_list_of_arrays_says_it_needs_names(tmp_path, file_format, arrays):
+    # issue 31: any list file (MXNet's too) raised 'too many values to unpack'
+    fname = str(tmp_path / 'list.params')
+    nd.save(fname, arrays, format=file_format)
+    params = ParameterDict('net_')
+    params.get('w', shape=(2,)).initialize()
+    for kwargs in ({}, {'allow_missing': True, 'ignore_extra': True},
+                   {'restore_prefix': 'net_'}):
+        with pytest.raises(ValueError, match='list.params holds arrays without names'):
+            params.load(fname, **kwargs)
+    with pytest.raises(ValueError, match='^param_dict holds arrays without names'):
+        params.load_dict(arrays)
+    params.load_dict([('net_w', nd.array([3, 4]))])  # (name, array) pairs load
+    np.testing.assert_array_equal(params['net_w'].data().asnumpy(), [3, 4])
+
+
 def test_load_into_deferred_parameter_fills_shape():
     params = ParameterDict()
     params.get('w', shape=(2, 0), allow_deferred_init=True)

@@ -461,3 +461,60 @@ def test_two_numbers_follow_mxnets_python_formulas():
     assert (nd.greater(2, 3), nd.lesser(2, 3), nd.logical_and(2, 3)) == (0, 1, 1)
     with pytest.raises(ZeroDivisionError, match='two numbers'):  # Python's, as MXNet
         nd.divide(1, 0)
+
+
+@pytest.mark.parametrize('source', [None, [1, None], [[1.5], [None]]])
+def test_none_is_no_number(source):
+    with pytest.raises(TypeError, match="float\\('nan'\\) marks a missing value"):
+        nd.array(source)
+
+
+def test_assigning_none_or_text_raises_type_error():
+    x = nd.zeros(2)
+    for value in (None, [None, 1], 'x', 1j):
+        with pytest.raises(TypeError):
+            x[:] = value
+    assert x.asnumpy().tolist() == [0, 0]
+
+
+def test_a_number_is_assigned_as_mxnets_cpp_cast_converts_it():
+    # float(value) cast to the dtype as x86-64 casts: truncated, wrapped around to the
+    # dtype's width, and NaN or infinity as the lowest int32 (whose low byte is 0)
+    x = nd.zeros(3, dtype='uint8')
+    for value, want in ((300, 300 % 256), (-2, 256 - 2), (2.7, 2), (float('nan'), 0),
+                        (float('inf'), 0)):
+        x[:] = value
+        assert x.asnumpy().tolist() == [want] * 3, value
+
+
+def test_numbers_out_of_the_dtypes_range_are_refused_in_lists():
+    with pytest.raises(TypeError, match='out of bounds for uint8'):
+        nd.array([300], dtype='uint8')
+    with pytest.raises(TypeError, match='uint8'):
+        nd.zeros(2, dtype='uint8')[:] = [-2, 1]
+
+
+@pytest.mark.parametrize('make', [
+    lambda: nd.array([1, 2], dtype='foo'), lambda: nd.zeros(2, dtype='foo'),
+    lambda: nd.ones(2, dtype='foo'), lambda: nd.empty(2, dtype='foo'),
+    lambda: nd.full(2, 1, dtype='foo'), lambda: nd.arange(3, dtype='foo'),
+    lambda: nd.eye(2, dtype='foo'), lambda: nd.ones(2).astype('foo'),
+    lambda: nd.cast(nd.ones(2), dtype='foo'), lambda: nd.random.uniform(shape=2, dtype='foo'),
+    lambda: mx.gluon.nn.Dense(2, in_units=2, dtype='foo').initialize()])
+def test_an_unknown_dtype_names_the_usual_ones(make):
+    with pytest.raises(TypeError, match="'foo' is not a data type NumPy understands; use"):
+        make()
+
+
+@pytest.mark.parametrize('make', [lambda: nd.full(2, 1, dtype=object),
+                                  lambda: nd.empty(2, dtype='int16'),
+                                  lambda: nd.ones(2).astype('int16')])
+def test_a_dtype_ndarrays_cannot_hold_raises_type_error(make):
+    with pytest.raises(TypeError, match='NDArrays cannot hold'):
+        make()
+
+
+@pytest.mark.parametrize('shape', [2.5, None, 'x', (2, 1.5)])
+def test_a_shape_that_is_no_int_tuple_raises_type_error_saying_so(shape):
+    with pytest.raises(TypeError, match='shape must be an int or a tuple of ints'):
+        nd.empty(shape)
