@@ -11,6 +11,8 @@ Case format (plain JSON, built by :mod:`ops_cases`)::
      "call": "sum" | "random.uniform" | "_internal._plus_scalar",   # a function of mx.nd
         or "method": "take" with "self": <value>                   # x.take(...)
         or "operator": "add" | "setitem" | ...                      # lhs + rhs, x[k] = v
+        or "scenario": "parameter_dict_load" | ...                 # several steps, written
+                                                                   # once in edge_scenarios
      "args": [<value>, ...], "kwargs": {"name": <value>, ...},
      "grad": [0, ...],           # positions of the args to differentiate (float NDArrays)
      "compare": "values" | "shape" | "stats",
@@ -24,16 +26,21 @@ array), ``{"tuple": [...]}``, ``{"float": "nan" | "inf" | "-inf"}``, ``{"dtype":
 ``mx.nd.zeros`` array, e.g. for ``out=``), ``{"slice": [start, stop, step]}``,
 ``{"list": [...]}``, ``{"arg": i}`` (the call's positional argument i itself, e.g.
 ``out=`` the weight), ``{"row_sparse": input name, "rows": [...]}`` (those rows of the
-input as a RowSparseNDArray) or ``{"csr": input name}`` (the input as a CSRNDArray).
+input as a RowSparseNDArray), ``{"csr": input name}`` (the input as a CSRNDArray),
+``{"bytes": input name}`` (the input's bytes, e.g. a file's) or ``{"scalar": number,
+"dtype": "int8"}`` (a NumPy scalar).
 
 The outcome (:func:`run_case`): ``("ok", arrays)`` with ``out0, out1, ...`` (the outputs;
 for ``"stats"`` their shape, mean, std, min and max instead of the values; for
 ``"shape"`` only shape and dtype), ``grad<i>`` (the gradient of arg i for the head
-gradient :func:`head_gradient`), or ``("error", type name, message)``.
+gradient :func:`head_gradient`), or ``("error", type name, message)`` — and, where the
+caller asks (``origin``), what ``origin`` says of the exception as a fourth item.
 """
 import operator
 
 import numpy as np
+
+import edge_scenarios
 
 OPERATORS = {'add': operator.add, 'sub': operator.sub, 'mul': operator.mul,
              'truediv': operator.truediv, 'mod': operator.mod, 'pow': operator.pow,
@@ -77,6 +84,10 @@ def resolve(mx, value, inputs, args=()):
         return mx.nd.array(data, ctx=ctx, dtype=data.dtype)
     if 'np' in value:
         return inputs[value['np']].copy()
+    if 'bytes' in value:
+        return inputs[value['bytes']].tobytes()
+    if 'scalar' in value:
+        return np.dtype(value['dtype']).type(resolve(mx, value['scalar'], inputs))
     if 'tuple' in value:
         return tuple(resolve(mx, v, inputs) for v in value['tuple'])
     if 'list' in value:
@@ -102,6 +113,8 @@ def _call(mx, case, args, kwargs):
         return target(*args, **kwargs)
     if 'method' in case:
         return getattr(args[0], case['method'])(*args[1:], **kwargs)
+    if 'scenario' in case:
+        return getattr(edge_scenarios, case['scenario'])(mx, *args, **kwargs)
     if case['operator'] == 'setitem':  # args: target, key, value; the target is the result
         args[0][args[1]] = args[2]
         return args[0]
@@ -123,8 +136,9 @@ def _summary(mx, out, compare):
     return info
 
 
-def run_case(mx, case, inputs):
-    """Run one case on ``mx``: ``("ok", {name: array})`` or ``("error", type, message)``."""
+def run_case(mx, case, inputs, origin=None):
+    """Run one case on ``mx``: ``("ok", {name: array})`` or ``("error", type, message)``
+    (with ``origin(exception)`` after the message where ``origin`` is given)."""
     try:
         args = [resolve(mx, a, inputs) for a in ([case['self']] if 'self' in case else [])
                 + case.get('args', [])]
@@ -157,7 +171,8 @@ def run_case(mx, case, inputs):
         return 'ok', arrays
     except Exception as exc:  # the outcome to compare, whatever it is
         message = str(exc).strip().splitlines()
-        return 'error', type(exc).__name__, _first_useful_line(message)
+        outcome = 'error', type(exc).__name__, _first_useful_line(message)
+        return outcome + (origin(exc),) if origin else outcome
 
 
 def _first_useful_line(lines):
