@@ -16,9 +16,10 @@ goes on training NaN. Each step, the Trainer looks at the gradients it is about 
 
 Cost, when every value is finite (the usual case): one dot product per gradient buffer
 -- per context and dtype for a fused Trainer's flat buffers, per gradient otherwise --
-since Σg² is finite exactly when every entry is. (A square that overflows, |g| > 1e19
-in float32, makes the sum infinite although every entry is finite; the exact count that
-follows then finds nothing to report.) A GPU buffer's sum is read back to the host.
+since Σg² is finite exactly when every entry is. (A square that overflows,
+``abs(g) > 1e19`` in float32, makes the sum infinite although every entry is finite; the
+exact count that follows then finds nothing to report.) A GPU buffer's sum is read back to
+the host.
 """
 import warnings
 
