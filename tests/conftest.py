@@ -14,6 +14,7 @@ starts Ray runs on the same worker, so two Ray clusters never start at once.
 import fnmatch
 import importlib.util
 import shutil
+import sys
 import tempfile
 
 import pytest
@@ -47,6 +48,22 @@ def pytest_xdist_make_scheduler(config, log):
             return 'ray' if any(fnmatch.fnmatch(path, p) for p in STARTS_RAY) else path
 
     return FileOrRayScheduling(config, log)
+
+
+@pytest.fixture(autouse=True)
+def no_subscription_left_on_the_bus():
+    """A subscription left on the instrumentation bus makes every later Trainer step of
+    the worker a watched one (other passes, other paths): the test that leaves one fails,
+    and the bus is emptied for the next."""
+    yield
+    events = sys.modules.get('gluonedu.instrument.events')
+    if events is None or not events.BUS.active:
+        return
+    leftover = list(events.BUS._subscriptions)
+    for sub in leftover:
+        sub.remove()
+    pytest.fail("the test left %d subscription(s) on the instrumentation bus; remove them "
+                "(Subscription.remove() or a with block)" % len(leftover))
 
 
 @pytest.fixture(scope='session')
