@@ -115,13 +115,19 @@ class Run:
         return wall / steps, cpu / steps, iteration / steps
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def block_options(doc, argv=None):
+    """The options of a benchmark timed in shuffled blocks of steps (this one's and
+    nonfinite_check's)."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
     parser.add_argument('--rounds', type=int, default=60)
     parser.add_argument('--steps', type=int, default=5, help='timed steps per block')
     parser.add_argument('--batch-size', type=int, default=64)
     parser.add_argument('--seed', type=int, default=0, help='of the block order')
-    args = parser.parse_args(argv)
+    return parser.parse_args(argv)
+
+
+def main(argv=None):
+    args = block_options(__doc__, argv)
 
     X, y = mx.data.digits()
     keys = [(path, config) for path in PATHS for config in CONFIGS]

@@ -14,11 +14,11 @@ Usage::
 
     .venv/bin/python benchmarks/nonfinite_check.py [--rounds 60] [--steps 5] [--seed 0]
 """
-import argparse
 import random
 import statistics
 
-from instrument_overhead import PATHS, Run   # sets the thread counts before NumPy loads
+# instrument_overhead sets the thread counts before NumPy loads.
+from instrument_overhead import PATHS, Run, block_options
 
 import gluonedu as mx  # noqa: E402
 
@@ -27,12 +27,7 @@ AIM = 0.05   # of a whole iteration
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument('--rounds', type=int, default=60)
-    parser.add_argument('--steps', type=int, default=5, help='timed steps per block')
-    parser.add_argument('--batch-size', type=int, default=64)
-    parser.add_argument('--seed', type=int, default=0, help='of the block order')
-    args = parser.parse_args(argv)
+    args = block_options(__doc__, argv)
 
     X, y = mx.data.digits()
     runs = {path: Run(X, y, args.batch_size, PATHS[path]) for path in PATHS}

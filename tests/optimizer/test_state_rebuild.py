@@ -200,13 +200,24 @@ def test_states_of_another_optimizer_are_refused_at_their_first_use():
         np.testing.assert_array_equal(old, w.asnumpy())
 
 
-def test_the_store_refuses_an_edited_optimizer_and_keeps_its_own(tmp_path):
+def _adam_store(shape):
+    """A local store with Adam that has made one update of key 0 (a value of ``shape``)."""
     kv = mx.kv.create('local')
     kv.set_optimizer(mx.optimizer.Adam(learning_rate=0.1))
-    kv.init(0, nd.ones((2, 2)))
-    kv.push(0, nd.ones((2, 2)))
+    kv.init(0, nd.ones(shape))
+    kv.push(0, nd.ones(shape))
+    return kv
+
+
+def _saved_adam_store(tmp_path):
+    """The file of a store's states (optimizer included) after one Adam update."""
     fname = str(tmp_path / 'store.states')
-    kv.save_optimizer_states(fname, dump_optimizer=True)
+    _adam_store((2, 2)).save_optimizer_states(fname, dump_optimizer=True)
+    return fname
+
+
+def test_the_store_refuses_an_edited_optimizer_and_keeps_its_own(tmp_path):
+    fname = _saved_adam_store(tmp_path)
     with open(fname, 'rb') as f:
         raw = f.read()
 
@@ -315,16 +326,8 @@ def test_a_lars_rate_that_would_blow_up_its_momentum_correction_is_refused():
 def test_the_store_refuses_states_that_do_not_fit_its_values(tmp_path):
     """The store holds its values when it loads: a state of another shape is refused
     then, not at the next push."""
-    kv = mx.kv.create('local')
-    kv.set_optimizer(mx.optimizer.Adam(learning_rate=0.1))
-    kv.init(0, nd.ones((2, 2)))
-    kv.push(0, nd.ones((2, 2)))
-    fname = str(tmp_path / 'store.states')
-    kv.save_optimizer_states(fname, dump_optimizer=True)
-    other = mx.kv.create('local')
-    other.set_optimizer(mx.optimizer.Adam(learning_rate=0.1))
-    other.init(0, nd.ones((3,)))
-    other.push(0, nd.ones((3,)))
+    fname = _saved_adam_store(tmp_path)
+    other = _adam_store((3,))
     before = other.optimizer, dict(other.optimizer_states)
     with pytest.raises(MXNetError, match=re.escape('the state of key 0 does not fit its value:'
                                                    ' the state[0] is a float32 array of shape '

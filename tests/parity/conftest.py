@@ -95,6 +95,15 @@ def load_oracle_npz(results_path):
     return results, meta
 
 
+def run_driver(tmp_path_factory, name):
+    """Run ``<name>_driver.py`` of this folder on the oracle, its only argument the results
+    file it writes in a fresh directory; ``(arrays by name, meta)`` as load_oracle_npz."""
+    workdir = tmp_path_factory.mktemp('mxnet_' + name)
+    results_path = workdir / 'results.npz'
+    run_oracle(HERE / ('%s_driver.py' % name), [results_path], workdir, results_path)
+    return load_oracle_npz(results_path)
+
+
 def oracle_case_arrays(results, meta, case_id):
     """``{name: array}`` of one case of an oracle's ``(results, meta)``; fails the test if
     MXNet raised on it or returned nothing."""

@@ -5,15 +5,12 @@ import json
 import pytest
 
 import advice_errors_driver as driver
-from conftest import HERE, load_oracle_npz, run_oracle
+from conftest import run_driver
 
 
 @pytest.fixture(scope='module')
 def mxnet_outcomes(tmp_path_factory):
-    workdir = tmp_path_factory.mktemp('mxnet_advice_errors')
-    results_path = workdir / 'results.npz'
-    run_oracle(HERE / 'advice_errors_driver.py', [results_path], workdir, results_path)
-    results, _ = load_oracle_npz(results_path)
+    results, _ = run_driver(tmp_path_factory, 'advice_errors')
     return {case: json.loads(str(results[case])) for case in driver.CASES}
 
 

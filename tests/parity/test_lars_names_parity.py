@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import lars_names_driver as driver
-from conftest import HERE, load_oracle_npz, oracle_case_arrays, run_oracle
+from conftest import oracle_case_arrays, run_driver
 
 LR, ETA = driver.SETTINGS['learning_rate'], driver.SETTINGS['eta']
 
@@ -43,10 +43,7 @@ def test_which_tensors_keep_the_plain_rate(names):
 
 @pytest.fixture(scope='module')
 def lars_oracle(tmp_path_factory):
-    workdir = tmp_path_factory.mktemp('mxnet_lars_names')
-    results_path = workdir / 'results.npz'
-    run_oracle(HERE / 'lars_names_driver.py', [results_path], workdir, results_path)
-    return load_oracle_npz(results_path)
+    return run_driver(tmp_path_factory, 'lars_names')
 
 
 @pytest.mark.parametrize('names', driver.CASES)

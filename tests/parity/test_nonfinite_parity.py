@@ -8,15 +8,12 @@ import numpy as np
 import pytest
 
 import nonfinite_driver as driver
-from conftest import HERE, load_oracle_npz, run_oracle
+from conftest import run_driver
 
 
 @pytest.fixture(scope='module')
 def mxnet_outcomes(tmp_path_factory):
-    workdir = tmp_path_factory.mktemp('mxnet_nonfinite')
-    results_path = workdir / 'results.npz'
-    run_oracle(HERE / 'nonfinite_driver.py', [results_path], workdir, results_path)
-    results, _ = load_oracle_npz(results_path)
+    results, _ = run_driver(tmp_path_factory, 'nonfinite')
     outcomes = {case: {} for case in driver.CASES}
     for key, value in results.items():
         case, name = key.split('/')
