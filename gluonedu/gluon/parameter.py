@@ -507,6 +507,8 @@ class Constant(Parameter):
         if req != 'null':
             warnings.warn('Constant parameter "%s" does not support grad_req other than '
                           '"null"; the new value "%s" is ignored.' % (self.name, req))
+        # What the Parameter keeps (no gradient buffer, detached data) is that of 'null'.
+        Parameter.grad_req.fset(self, 'null')
 
 
 class ParameterDict:

@@ -506,7 +506,7 @@ class Trainer:
                 if on_store:   # the store updates the weights as it reduces: look first
                     self._check_gradients(
                         ((i, grad) for i, param in enumerate(self._params)
-                         if param._grad_req != 'null' for grad in param._grad), stacklevel=2)
+                         if param.grad_req != 'null' for grad in param._grad), stacklevel=2)
                 self._allreduce_grads(layout)
                 self._update(ignore_stale_grad)
         except BaseException:
@@ -654,7 +654,7 @@ class Trainer:
         # per context: the indices, gradients and weights to update
         updates = [([], [], []) for _ in self._updaters]
         for i, param in enumerate(self._params):
-            if param._grad_req == 'null':
+            if param.grad_req == 'null':
                 continue
             arrays = param._check_and_get(param._data, list)
             if not ignore_stale_grad:

@@ -6,6 +6,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import warnings
 import zipfile
 
 import numpy as np
@@ -906,3 +907,46 @@ def test_optimizer_states_refuse_foreign_parameters_and_contexts():
         trainer.optimizer_states('no_such_weight')
     with pytest.raises(ValueError, match='lives on'):
         trainer.optimizer_states(net.weight, ctx=mx.cpu(3))
+
+
+class _WithConstant(gluon.HybridBlock):
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.const = self.params.get_constant('const', [[1, 2], [3, 4]])
+
+    def hybrid_forward(self, F, x, const):
+        return x + const
+
+
+@pytest.mark.parametrize('fused', [True, False])
+@pytest.mark.parametrize('kvstore', ['device', None])
+@pytest.mark.parametrize('hybridize', [False, True])
+def test_a_constant_is_neither_stale_nor_updated(hybridize, kvstore, fused):
+    """MXNet's test_constant: a step over a Block holding a Constant (grad_req 'null')
+    warns of nothing and leaves the constant as it was."""
+    block = _WithConstant()
+    block.initialize()
+    if hybridize:
+        block.hybridize()
+    trainer = Trainer(block.collect_params(), 'sgd', {'learning_rate': 1.0, 'momentum': 0.5},
+                      kvstore=kvstore, fused=fused)
+    x = nd.ones((2, 2))
+    x.attach_grad()
+    with autograd.record():
+        y = block(x)
+    y.backward()
+    with warnings.catch_warnings():
+        warnings.simplefilter('error')
+        trainer.step(1)
+    np.testing.assert_array_equal(block.const.data().asnumpy(), [[1, 2], [3, 4]])
+    np.testing.assert_array_equal(x.grad.asnumpy(), np.ones((2, 2)))
+
+
+def test_a_constant_keeps_grad_req_null_when_asked_for_another():
+    const = gluon.Constant('c', [1.0, 2.0])
+    with pytest.warns(UserWarning, match='does not support grad_req'):
+        const.grad_req = 'add'
+    const.initialize()
+    assert const.grad_req == 'null'
+    with pytest.raises(RuntimeError, match="grad_req='null'"):
+        const.grad()
