@@ -3,15 +3,17 @@ nothing on disk: notebooks 03 and 11 as a class uses them, in headless Chromium.
 
 A teacher runs the lesson the evening before and opens it in class. The test serves
 copies of notebooks 03 and 11 with JupyterLab (this environment's, with the settings
-`make lab` installs), opens each and saves it at once: the file must not change (its
-kernelspec is the one the installed kernel writes, its widget state as JupyterLab writes
-it). Then it runs all cells from the Run menu and saves. The saved widget state must hold every model the
-outputs show. Then the lab is stopped and started again (the same trust database, as
-on the next day) and each notebook reopened: every widget is drawn from the saved state,
-and none says "Error displaying widget". Screenshots go to ``artifacts/``.
+`make lab` installs), opens each and saves it once the widget manager has restored it:
+the file must not change (its kernelspec is the one the installed kernel writes, its
+widget state as JupyterLab writes it). Then it runs all cells from the Run menu and
+saves. The saved widget state must hold every model the outputs show. Then the lab is
+stopped and started again (the same trust database, as on the next day) and each
+notebook reopened: every widget is drawn from the saved state, and none says "Error
+displaying widget". Screenshots go to ``artifacts/``.
 """
 import json
 import shutil
+import time
 from pathlib import Path
 
 import pytest
@@ -27,6 +29,7 @@ WIDGET_STATE = 'application/vnd.jupyter.widget-state+json'
 PAGE_LOAD_S = 120        # the lab's scripts loaded, the notebook rendered, its kernel idle
 RUN_ALL_S = 300          # every cell of one lesson run, on a loaded 2-core machine
 SAVE_S = 30
+RESTORE_S = 60        # the widget manager has restored the saved state
 
 CODE_PROMPTS = '.jp-CodeCell .jp-InputArea-prompt'
 DIRTY_TAB = '.lm-DockPanel-tabBar .lm-TabBar-tab.jp-mod-dirty'
@@ -49,6 +52,15 @@ def _open(page, base, token, name):
               timeout=PAGE_LOAD_S * 1000, wait_until='domcontentloaded')
     page.wait_for_selector('.jp-Notebook .jp-Cell', timeout=PAGE_LOAD_S * 1000)
     page.wait_for_selector(KERNEL_IDLE, timeout=PAGE_LOAD_S * 1000)
+
+
+def _wait_for_widgets(page, count):
+    """Until ``count`` widgets are drawn (from the saved state, in a trusted notebook)."""
+    page.wait_for_function(
+        '([selector, n]) => document.querySelectorAll(selector).length >= n',
+        arg=['.jp-OutputArea-output .jupyter-widgets.widget-container, '
+             '.jp-OutputArea-output > .jupyter-widgets', count],
+        timeout=PAGE_LOAD_S * 1000)
 
 
 def _run_all(page):
@@ -78,6 +90,22 @@ def _save(page):
                            timeout=SAVE_S * 1000)
 
 
+def _save_once_restored(page, path, committed):
+    """Save until the file is the committed one, for up to RESTORE_S: the widget manager
+    restores the saved widget state from the kernel and the notebook after the page shows
+    the kernel idle, and a save before it has finished writes the models it has so far
+    (jupyterlab-manager's restoreWidgets; a student pressing Ctrl+S within seconds of
+    opening would do the same). A file that never matches fails the test."""
+    deadline = time.monotonic() + RESTORE_S
+    while True:
+        _save(page)
+        if path.read_bytes() == committed.read_bytes() or time.monotonic() > deadline:
+            break
+        time.sleep(2)
+    assert path.read_bytes() == committed.read_bytes(), \
+        '%s changed on disk when opened and saved in JupyterLab' % path.name
+
+
 def _fail(page, log, what):
     prompts = page.eval_on_selector_all(CODE_PROMPTS, 'nodes => nodes.map(n => n.textContent)')
     pytest.fail('%s; the cells\' prompts: %s\nlab log:\n%s' % (
@@ -98,8 +126,7 @@ def test_a_lesson_run_and_saved_reopens_with_its_widgets(browser_page, tmp_path)
                 _open(page, base, token, name)
                 # Opening it and starting its kernel changed nothing: what JupyterLab
                 # autosaves is what git has.
-                _save(page)
-                assert (root / name).read_bytes() == (ROOT / 'notebooks' / name).read_bytes()
+                _save_once_restored(page, root / name, ROOT / 'notebooks' / name)
                 _run_all(page)
                 _save(page)
             except AssertionError:
@@ -118,11 +145,7 @@ def test_a_lesson_run_and_saved_reopens_with_its_widgets(browser_page, tmp_path)
             views, _ = _widget_views(root / name)
             try:
                 _open(page, base, token, name)
-                page.wait_for_function(
-                    '([selector, n]) => document.querySelectorAll(selector).length >= n',
-                    arg=['.jp-OutputArea-output .jupyter-widgets.widget-container, '
-                         '.jp-OutputArea-output > .jupyter-widgets', len(views)],
-                    timeout=PAGE_LOAD_S * 1000)
+                _wait_for_widgets(page, len(views))
             except Exception as error:
                 _fail(page, log, 'the widgets of %s were not drawn (%s)' % (name, error))
             finally:

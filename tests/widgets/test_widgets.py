@@ -531,8 +531,8 @@ def test_dashboard_draws_one_lr_line_for_parameters_on_the_same_rate(short_train
 
 
 def test_dashboard_before_the_first_step_says_what_to_do():
-    dash = TrainingDashboard(Recorder())
-    loss_axes = dash.figure().axes[0]
+    with Recorder() as rec:
+        loss_axes = TrainingDashboard(rec).figure().axes[0]
     assert 'call update() in the loop' in ' '.join(t.get_text() for t in loss_axes.texts)
 
 
