@@ -16,7 +16,7 @@ import numpy as np
 from .... import ndarray as nd
 from ....ndarray import NDArray
 from ....base import MXNetError
-from . import _resize
+from ....image import interpolation
 
 _F32 = np.float32
 _GRAY = np.array([0.299, 0.587, 0.114], _F32)     # ITU-R 601 luma weights
@@ -147,9 +147,9 @@ def resize(x, size, keep_ratio=False, interp=1):
     new_w, new_h = _target_size(size, keep_ratio, height, width)
     pixels = x.asnumpy()
     if x.ndim == 3:
-        out = _resize.resize(pixels, new_w, new_h, interp)
+        out = interpolation.resize(pixels, new_w, new_h, interp)
     else:
-        out = np.stack([_resize.resize(image, new_w, new_h, interp) for image in pixels])
+        out = np.stack([interpolation.resize(image, new_w, new_h, interp) for image in pixels])
     return from_host(out, x)
 
 

@@ -38,7 +38,9 @@ import zlib
 
 import numpy as np
 
+from .... import image
 from .... import ndarray as nd
+from ....base import MXNetError
 from ..dataset import Dataset
 
 __all__ = ['MNIST', 'FashionMNIST', 'CIFAR10', 'CIFAR100', 'ImageFolderDataset']
@@ -345,33 +347,9 @@ class ImageFolderDataset(Dataset):
 
 
 def _read_image(path, flag):
-    """A uint8 NDArray (H, W, 3) RGB (flag 1) or (H, W, 1) gray (flag 0) of an image file.
-
-    Gray images are made as OpenCV's decoders make them: JPEGs decode their luma channel
-    directly, other images go through libpng's fixed-point RGB-to-gray conversion.
-    """
-    from PIL import Image, UnidentifiedImageError   # Pillow comes with matplotlib
+    """A uint8 NDArray (H, W, 3) RGB (flag 1) or (H, W, 1) gray (flag 0) of an image file,
+    decoded as ``mx.image.imread`` decodes it; a damaged file raises ValueError naming it."""
     try:
-        with Image.open(path) as img:
-            if flag:
-                return nd.array(np.asarray(img.convert('RGB')), dtype=np.uint8)
-            if img.format == 'JPEG':
-                img.draft('L', img.size)
-            if img.mode == 'L':
-                gray = np.asarray(img, dtype=np.uint8)
-            else:
-                gray = _libpng_gray(np.asarray(img.convert('RGB')))
-    except (OSError, UnidentifiedImageError, SyntaxError) as err:
-        raise ValueError("cannot decode the image %s (%s)" % (path, err)) from None
-    except Image.DecompressionBombError as err:   # refused from its header, undecoded
-        raise ValueError("the image %s is too large to decode safely (%s); if it is "
-                         "genuine, raise PIL.Image.MAX_IMAGE_PIXELS" % (path, err)) from None
-    return nd.array(gray[:, :, None], dtype=np.uint8)
-
-
-def _libpng_gray(rgb):
-    """libpng's ``rgb_to_gray`` with OpenCV's weights 0.299, 0.587 (15-bit fixed point,
-    truncated; gray pixels kept as they are)."""
-    r, g, b = (rgb[..., i].astype(np.uint32) for i in range(3))
-    gray = ((r * 9797 + g * 19234 + b * 3737) >> 15).astype(np.uint8)
-    return np.where((r == g) & (r == b), rgb[..., 0], gray)
+        return image.imread(path, flag)
+    except MXNetError as err:
+        raise ValueError(str(err)) from None

@@ -10,7 +10,7 @@ A transform is a Block called on one image, usually through a dataset::
 Images are NDArrays of shape (H, W, C), pixels ``uint8`` 0..255 (as the datasets give
 them); :class:`ToTensor` turns them into (C, H, W) float32 tensors in [0, 1], which
 :class:`Normalize` expects. The geometric transforms resample with OpenCV's arithmetic
-and give MXNet 1.9.1's pixels (see ``_resize.py``); the colour transforms follow MXNet's
+and give MXNet 1.9.1's pixels (see :mod:`gluonedu.image.interpolation`); the colour transforms follow MXNet's
 kernels.
 
 The random transforms draw from gluonedu's generator of ``cpu(0)``, so ``mx.random.seed``
@@ -22,21 +22,15 @@ import numbers
 
 import numpy as np
 
-from ....context import cpu
-from ....ndarray.random import random_state
 from ...block import Block, HybridBlock
 from ...nn import HybridSequential, Sequential
-from . import _image, _resize
+from ....image.geometry import center_crop, generator, random_size_crop
+from . import _image
 
 __all__ = ['Compose', 'Cast', 'ToTensor', 'Normalize', 'RandomResizedCrop', 'CropResize',
            'CenterCrop', 'Resize', 'RandomFlipLeftRight', 'RandomFlipTopBottom',
            'RandomBrightness', 'RandomContrast', 'RandomSaturation', 'RandomHue',
            'RandomColorJitter', 'RandomLighting', 'RandomApply', 'Rotate', 'RandomRotation']
-
-
-def _generator():
-    """Augmentation runs on the host: its draws come from cpu(0)'s seeded generator."""
-    return random_state(cpu())
 
 
 class Compose(Sequential):
@@ -110,55 +104,10 @@ def _pair(size):
     return (size, size) if isinstance(size, numbers.Number) else tuple(size)
 
 
-def _interp_for(interp, src_h, src_w, dst_h, dst_w):
-    """``mx.image``'s interpolation choice: 9 picks by the direction of the resize (area
-    to shrink, bicubic to enlarge, else bilinear), 10 picks one of 0..4 at random."""
-    if interp == 9:
-        if dst_h > src_h and dst_w > src_w:
-            return 2
-        if dst_h < src_h and dst_w < src_w:
-            return 3
-        return 1
-    if interp == 10:
-        return int(_generator().integers(0, 5))
-    if interp not in _resize.INTERPOLATIONS:
-        raise ValueError('Unknown interp method %d: use 0-4, 9 (automatic) or 10 (random)'
-                         % interp)
-    return interp
-
-
-def _fixed_crop(x, x0, y0, width, height, size, interp):
-    """The crop at (x0, y0) of width × height, resized to ``size`` (w, h) if it differs."""
-    out = x[y0:y0 + height, x0:x0 + width]
-    if size is not None and (width, height) != tuple(size):
-        interp = _interp_for(interp, height, width, size[1], size[0])
-        out = _image.resize(out, size, interp=interp)
-    return out
-
-
 def _check_single_image(x, what):
     if x.ndim != 3:
         raise ValueError("%s takes one image of shape (height, width, channels), got shape "
                          "%s" % (what, x.shape))
-
-
-def _center_crop(x, size, interp):
-    _check_single_image(x, 'CenterCrop')
-    height, width = x.shape[0], x.shape[1]
-    new_w, new_h = _scale_down((width, height), size)
-    x0, y0 = int((width - new_w) / 2), int((height - new_h) / 2)
-    return _fixed_crop(x, x0, y0, new_w, new_h, size, interp)
-
-
-def _scale_down(src_size, size):
-    """``size`` (w, h) shrunk, keeping its aspect ratio, until it fits in ``src_size``."""
-    w, h = size
-    src_w, src_h = src_size
-    if src_h < h:
-        w, h = float(w * src_h) / h, src_h
-    if src_w < w:
-        w, h = src_w, float(h * src_w) / w
-    return int(w), int(h)
 
 
 class RandomResizedCrop(Block):
@@ -185,19 +134,7 @@ class RandomResizedCrop(Block):
 
     def forward(self, x):
         _check_single_image(x, 'RandomResizedCrop')
-        height, width = x.shape[0], x.shape[1]
-        gen = _generator()
-        log_ratio = (np.log(self._ratio[0]), np.log(self._ratio[1]))
-        for _ in range(10):
-            target_area = gen.uniform(*self._scale) * height * width
-            aspect = np.exp(gen.uniform(*log_ratio))
-            new_w = int(round(np.sqrt(target_area * aspect)))
-            new_h = int(round(np.sqrt(target_area / aspect)))
-            if new_w <= width and new_h <= height:
-                x0 = int(gen.integers(0, width - new_w + 1))
-                y0 = int(gen.integers(0, height - new_h + 1))
-                return _fixed_crop(x, x0, y0, new_w, new_h, self._size, self._interpolation)
-        return _center_crop(x, self._size, self._interpolation)
+        return random_size_crop(x, self._size, self._scale, self._ratio, self._interpolation)[0]
 
 
 class CropResize(HybridBlock):
@@ -242,7 +179,8 @@ class CenterCrop(Block):
         self._interpolation = interpolation
 
     def forward(self, x):
-        return _center_crop(x, self._size, self._interpolation)
+        _check_single_image(x, 'CenterCrop')
+        return center_crop(x, self._size, self._interpolation)[0]
 
 
 class Resize(HybridBlock):
@@ -274,7 +212,7 @@ class RandomFlipLeftRight(HybridBlock):
 
     def hybrid_forward(self, F, x):
         _image.check_image(x, 'RandomFlipLeftRight')
-        return F.flip(x, axis=1) if _generator().random() < 0.5 else x.copy()
+        return F.flip(x, axis=1) if generator().random() < 0.5 else x.copy()
 
 
 class RandomFlipTopBottom(HybridBlock):
@@ -282,7 +220,7 @@ class RandomFlipTopBottom(HybridBlock):
 
     def hybrid_forward(self, F, x):
         _image.check_image(x, 'RandomFlipTopBottom')
-        return F.flip(x, axis=0) if _generator().random() < 0.5 else x.copy()
+        return F.flip(x, axis=0) if generator().random() < 0.5 else x.copy()
 
 
 class _RandomAdjustment(HybridBlock):
@@ -295,7 +233,7 @@ class _RandomAdjustment(HybridBlock):
         self._args = (max(0, 1 - amount), 1 + amount)
 
     def hybrid_forward(self, F, x):
-        alpha = float(np.float32(_generator().uniform(*self._args)))
+        alpha = float(np.float32(generator().uniform(*self._args)))
         return _image.adjust(x, [(self._kind, alpha)], type(self).__name__)
 
 
@@ -353,7 +291,7 @@ class RandomColorJitter(HybridBlock):
         self._args = (brightness, contrast, saturation, hue)
 
     def hybrid_forward(self, F, x):
-        gen = _generator()
+        gen = generator()
         steps = []
         for which in gen.permutation(4):
             amount = self._args[which]
@@ -374,7 +312,7 @@ class RandomLighting(HybridBlock):
         self._alpha = alpha
 
     def hybrid_forward(self, F, x):
-        alpha = _generator().normal(0, self._alpha, size=3).astype(np.float32)
+        alpha = generator().normal(0, self._alpha, size=3).astype(np.float32)
         return _image.adjust_lighting(x, alpha)
 
 
@@ -387,7 +325,7 @@ class RandomApply(Sequential):
         self.p = p
 
     def forward(self, x):
-        if self.p < _generator().random():
+        if self.p < generator().random():
             return x
         return self.transforms(x)
 
@@ -442,7 +380,7 @@ class RandomRotation(Block):
         self._rotate_with_proba = rotate_with_proba
 
     def forward(self, x):
-        gen = _generator()
+        gen = generator()
         if gen.random() > self._rotate_with_proba:
             return x
         if x.dtype is not np.float32:

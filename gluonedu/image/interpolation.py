@@ -1,6 +1,7 @@
 """OpenCV 3.4.2's ``cv::resize`` in NumPy: the resampling behind MXNet 1.9.1's image resize.
 
-MXNet's ``Resize``, ``CenterCrop``, ``CropResize`` and ``RandomResizedCrop`` call
+MXNet's ``mx.image.imresize`` (and through it the crops, the augmenters and the
+``Resize``, ``CenterCrop``, ``CropResize`` and ``RandomResizedCrop`` transforms) calls
 OpenCV. To give MXNet's pixels, this module follows OpenCV's arithmetic step by step,
 including its fixed-point paths for 8-bit images and the order of its float additions;
 on the cases of tests/parity/test_vision_parity.py the results are bit-identical.
@@ -28,7 +29,7 @@ import math
 
 import numpy as np
 
-from ....base import MXNetError
+from ..base import MXNetError
 
 __all__ = ['resize', 'INTERPOLATIONS']
 
@@ -85,10 +86,20 @@ def _scale(src, dst):
 
 
 def _nearest_index(src, dst):
+    """Nearest: destination pixel d reads source pixel ``min(floor(d · src/dst), src − 1)``
+    (no half-pixel shift)."""
     return np.minimum(np.floor(np.arange(dst) * _scale(src, dst)).astype(np.int64), src - 1)
 
 
 def _cubic_weights(x):
+    """Bicubic: the weights of the taps at distances 1 + x, x, 1 − x, 2 − x from the
+    position, Keys' kernel with a = −0.75 in float32::
+
+        w(t) = (a + 2)|t|³ − (a + 3)|t|² + 1        for |t| ≤ 1
+        w(t) = a|t|³ − 5a|t|² + 8a|t| − 4a          for 1 < |t| < 2
+
+    the last weight taken as 1 minus the other three, as OpenCV does.
+    """
     a = _F32(-0.75)
     x1 = x + _F32(1)
     w0 = ((a * x1 - _F32(5) * a) * x1 + _F32(8) * a) * x1 - _F32(4) * a
@@ -104,6 +115,9 @@ _LANCZOS_CS = ((1, 0), (-_S45, -_S45), (0, 1), (_S45, -_S45), (-1, 0), (_S45, _S
 
 
 def _lanczos_weights(xs):
+    """Lanczos-4: the 8 taps at distances t = x + 3 − i (i = 0..7) weigh
+    ``sinc(t) · sinc(t / 4)`` (computed as OpenCV does, with the sines of the 8 taps from
+    one rotation), normalised to sum to 1."""
     out = np.zeros(xs.shape + (8,), _F32)
     for n, x in enumerate(xs):
         if x < np.finfo(_F32).eps:
@@ -122,6 +136,12 @@ def _lanczos_weights(xs):
 
 def _taps(src, dst, kind, area_mode, clamp_weights):
     """Source indices (dst, taps), clamped to the image, and float32 weights (dst, taps).
+
+    Destination pixel d sits at ``x = (d + 0.5) · src/dst − 0.5`` in the source (pixel
+    centres aligned); with ``x0 = floor(x)``, ``f = x − x0``, bilinear reads
+    ``(1 − f) · p[x0] + f · p[x0 + 1]``, bicubic the 4 taps from x0 − 1, Lanczos the 8
+    from x0 − 3. In ``area_mode`` (area enlarging) ``x0 = floor(d · src/dst)`` and
+    ``f = (d + 1) − (x0 + 1) · dst/src`` (0 if negative, else its fractional part).
 
     Horizontally OpenCV pins bilinear taps that fall off the image to the edge pixel
     with weight (1, 0) (``clamp_weights``); vertically it keeps the weights and only
@@ -186,7 +206,8 @@ def _separable_uint8(image, x_index, x_weight, y_index, y_weight, kind):
 
 
 def _area_fast(image, width, height, factor_x, factor_y):
-    """Shrinking by whole factors: the mean of each factor_y × factor_x block."""
+    """Area, shrinking by whole factors: the mean of each factor_y × factor_x block, summed
+    in OpenCV's order, times ``1 / (factor_x · factor_y)``, rounded to nearest for uint8."""
     channels = image.shape[2]
     acc = np.int64 if image.dtype == np.uint8 else image.dtype.type
     blocks = image[:height * factor_y, :width * factor_x].astype(acc).reshape(
@@ -252,7 +273,9 @@ def _area_table(src, dst):
 
 
 def _area_general(image, width, height):
-    """Shrinking by other factors: each pixel weighted by the area it covers."""
+    """Area, shrinking by other factors: destination pixel d covers source
+    [d · s, (d + 1) · s) with s = src/dst; each source pixel weighs the part of it
+    covered, divided by s (rows, then columns, in float32; uint8 rounded to nearest)."""
     acc = np.float64 if image.dtype == np.float64 else _F32
     x_index, x_weight = _area_table(image.shape[1], width)
     y_index, y_weight = _area_table(image.shape[0], height)
