@@ -100,3 +100,52 @@ def test_wrong_interpolations_and_sizes_say_what_to_use(pixels):
         mx.image.resize_short(src, 4, interp=12)
     with pytest.raises(MXNetError, match='w must be at least 1'):
         mx.image.imresize(src, 0, 3)
+
+
+@pytest.fixture
+def image_folder(tmp_path):
+    """Five PNGs of different sizes and a .lst file labelling them 0, 1, 2, 0, 1."""
+    rng = np.random.RandomState(1)
+    lines = []
+    for key in range(5):
+        pixels = rng.randint(0, 256, (10 + key, 12 - key, 3)).astype(np.uint8)
+        PIL.fromarray(pixels).save(tmp_path / ('%d.png' % key))
+        lines.append('%d\t%d\t%d.png\n' % (key, key % 3, key))
+    (tmp_path / 'images.lst').write_text(''.join(lines))
+    return tmp_path
+
+
+def test_image_iter_pads_the_last_batch_from_the_start(image_folder):
+    it = mx.image.ImageIter(2, (3, 8, 8), path_imglist=str(image_folder / 'images.lst'),
+                            path_root=str(image_folder))
+    batches = list(it)
+    assert [b.pad for b in batches] == [0, 0, 1]
+    assert [b.label[0].asnumpy().tolist() for b in batches] == [[0, 1], [2, 0], [1, 0]]
+    assert batches[0].data[0].shape == (2, 3, 8, 8) and batches[0].data[0].dtype == np.float32
+    it.reset()
+    assert len(list(it)) == 3
+
+
+def test_image_iter_shuffles_as_mx_random_seed_says(image_folder):
+    def labels():
+        mx.random.seed(5)
+        it = mx.image.ImageIter(1, (3, 8, 8), path_imglist=str(image_folder / 'images.lst'),
+                                path_root=str(image_folder), shuffle=True)
+        return [int(b.label[0].asscalar()) for b in it]
+    assert labels() == labels()
+    assert sorted(labels()) == [0, 0, 1, 1, 2]
+
+
+def test_image_iter_and_create_augmenter_refuse_what_they_cannot_do(image_folder):
+    with pytest.raises(NotImplementedError, match='path_imglist'):
+        mx.image.ImageIter(2, (3, 8, 8), path_imgrec=str(image_folder / 'data.rec'))
+    with pytest.raises(AssertionError, match='rand_crop'):
+        mx.image.CreateAugmenter((3, 8, 8), rand_resize=True)
+
+
+def test_create_augmenter_lists_the_steps_in_order():
+    augs = mx.image.CreateAugmenter((3, 8, 8), resize=10, rand_mirror=True, mean=True)
+    assert [type(a).__name__ for a in augs] == ['ResizeAug', 'CenterCropAug',
+                                                'HorizontalFlipAug', 'CastAug',
+                                                'ColorNormalizeAug']
+    assert augs[1].dumps() == '["centercropaug", {"size": [8, 8], "interp": 2}]'

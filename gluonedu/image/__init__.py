@@ -12,12 +12,18 @@ module                   what it holds
 :mod:`.geometry`         :func:`imresize`, :func:`resize_short`, the crops,
                          :func:`scale_down`
 :mod:`.color`            :func:`color_normalize`
+:mod:`.augmenters`       the augmenters and :func:`CreateAugmenter`
+:mod:`.iterator`         :class:`ImageIter`, batches from a folder and a ``.lst`` file
 =======================  =============================================================
 """
+from .augmenters import *  # noqa: F401,F403
+from .augmenters import __all__ as _augmenters_all
 from .codec import imdecode, imread
 from .color import color_normalize
 from .geometry import (center_crop, fixed_crop, imresize, random_crop, random_size_crop,
                        resize_short, scale_down)
+from .iterator import ImageIter
 
 __all__ = ['imdecode', 'imread', 'imresize', 'resize_short', 'fixed_crop', 'random_crop',
-           'center_crop', 'random_size_crop', 'scale_down', 'color_normalize']
+           'center_crop', 'random_size_crop', 'scale_down', 'color_normalize',
+           'ImageIter'] + list(_augmenters_all)

@@ -22,6 +22,12 @@ DECODED_FILES = ('rgb.png', 'rgba.png', 'gray.png', 'palette.png', 'gray16.png',
 #: Files whose decoding raises in MXNet: a GIF, a truncated PNG, bytes of no format.
 UNDECODABLE_FILES = ('rgb.gif', 'truncated.png', 'junk.png')
 
+#: The .lst files the test writes for ImageIter: (key, label, file) lines; the second
+#: lists a file that does not decode.
+IMAGE_LISTS = {'images.lst': [(0, 2, 'rgb.png'), (1, 0, 'palette.png'), (2, 1, 'rgb.jpg'),
+                              (3, 1, 'rgb.bmp'), (4, 0, 'gray.png')],
+               'broken.lst': [(0, 1, 'rgb.png'), (1, 0, 'junk.png')]}
+
 #: (height, width, channels) of the random images, and the (width, height) each is
 #: resized to: enlarged, shrunk by a whole factor, shrunk by another, odd sizes.
 RESIZES = {(5, 7, 3): ((16, 11), (3, 2)),
@@ -80,6 +86,7 @@ def run(mx, folder):
     _normalize(mx, results)
     _decode(mx, folder, results)
     _errors(mx, folder, results)
+    _iterate(mx, folder, results)
     results['scale_down'] = np.array([mx.image.scale_down((640, 480), (720, 120)),
                                       mx.image.scale_down((5, 7), (10, 3)),
                                       mx.image.scale_down((5, 7), (3, 10))])
@@ -120,6 +127,43 @@ def _decode(mx, folder, results):
         _outcome(results, 'imdecode NDArray %s' % name,
                  lambda: mx.image.imdecode(mx.nd.array(np.frombuffer(data, np.uint8),
                                                        dtype='uint8')))
+
+
+def _batches(iterator):
+    """Every batch of one epoch: data, labels and pad, stacked."""
+    batches = list(iterator)
+    return {'data': np.stack([b.data[0].asnumpy() for b in batches]),
+            'label': np.stack([b.label[0].asnumpy() for b in batches]),
+            'pad': np.array([b.pad for b in batches])}
+
+
+def _iterate(mx, folder, results):
+    lst = os.path.join(folder, 'images.lst')
+    iterators = {
+        'resize, center crop, ImageNet mean and std': lambda: mx.image.ImageIter(
+            2, (3, 8, 8), path_imglist=lst, path_root=folder, resize=10, mean=True, std=True),
+        'forced resize, discard': lambda: mx.image.ImageIter(
+            2, (3, 6, 10), path_imglist=lst, path_root=folder, last_batch_handle='discard',
+            aug_list=[mx.image.ForceResizeAug((10, 6), interp=1), mx.image.CastAug()]),
+        'two labels from a list': lambda: mx.image.ImageIter(
+            3, (3, 5, 5), label_width=2, path_root=folder, dtype='int32', inter_method=9,
+            imglist=[[1, 2, 'rgb.png'], [3, 4, 'rgb.jpg'], [5, 6, 'rgb.tif']]),
+    }
+    for name, make in iterators.items():
+        try:
+            for part, value in _batches(make()).items():
+                results['ImageIter %s %s' % (name, part)] = value
+        except Exception as exc:  # the type is the outcome compared
+            results['ImageIter %s' % name] = np.array('raised ' + type(exc).__name__)
+    augmenters = mx.image.CreateAugmenter(
+        (3, 8, 8), resize=10, rand_crop=True, rand_resize=True, rand_mirror=True, mean=True,
+        std=np.array([50., 60., 70.]), brightness=0.1, contrast=0.2, saturation=0.3,
+        hue=0.1, pca_noise=0.05, rand_gray=0.1, inter_method=10)
+    results['CreateAugmenter dumps'] = np.array(json.dumps([a.dumps() for a in augmenters]))
+    _outcome(results, 'error ImageIter a broken image', lambda: list(mx.image.ImageIter(
+        2, (3, 4, 4), path_imglist=os.path.join(folder, 'broken.lst'), path_root=folder)))
+    _outcome(results, 'error ImageIter one channel', lambda: mx.image.ImageIter(
+        2, (1, 4, 4), path_imglist=lst, path_root=folder))
 
 
 def _errors(mx, folder, results):

@@ -2,8 +2,9 @@
 
 image_driver.run decodes the files :func:`write_images` makes (PNG of six modes, four
 JPEGs, BMP, TIFF and three undecodable files), resizes random images up and down with
-every interpolation, crops, normalizes, and calls each function with a mistake; here the
-results of gluonedu and MXNet are compared exactly.
+every interpolation, crops, normalizes, reads the files in batches with ImageIter (three
+augmenter lists), and calls each function with a mistake; here the results of gluonedu
+and MXNet are compared exactly.
 """
 import numpy as np
 import pytest
@@ -35,6 +36,8 @@ def write_images(folder):
     png = (folder / 'rgb.png').read_bytes()
     (folder / 'truncated.png').write_bytes(png[:len(png) // 2])
     (folder / 'junk.png').write_bytes(b'\x89PNG\r\n\x1a\n but no image follows')
+    for name, lines in driver.IMAGE_LISTS.items():
+        (folder / name).write_text(''.join('%d\t%d\t%s\n' % line for line in lines))
 
 
 @pytest.fixture(scope='module')
@@ -74,5 +77,7 @@ def test_the_comparison_covers_decoding_resizing_and_errors(outcomes):
     raised = [n for n in theirs if n.startswith('error ')
               and str(theirs[n]).startswith('raised ')]
     assert len(raised) == len([n for n in theirs if n.startswith('error ')])
+    batches = [n for n in theirs if n.startswith('ImageIter') and n.endswith(' data')]
+    assert len(batches) == 3
     crops = [n for n in theirs if n.startswith('random_crop')]
     assert crops and all(theirs[n].all() for n in crops)
