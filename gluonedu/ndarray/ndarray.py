@@ -719,9 +719,9 @@ def _filled(fill, shape, ctx, dtype):
         return NDArray(xp.full(shape, fill, dtype=normalize_dtype(dtype)), ctx)
 
 
-def _create(name, shape, ctx, dtype, **kwargs):
-    """Call the creation operator ``name`` as MXNet's zeros/ones do."""
-    return _ops.registry.invoke(name, shape=shape, ctx=_as_ctx(ctx),
+def _create(op_name, shape, ctx, dtype, /, **kwargs):
+    """Call the creation operator ``op_name`` as MXNet's zeros/ones do."""
+    return _ops.registry.invoke(op_name, shape=shape, ctx=_as_ctx(ctx),
                                 dtype=np.float32 if dtype is None else dtype, **kwargs)
 
 

@@ -641,6 +641,8 @@ class Op:
         arguments as MXNet does: inputs, then parameters in order, then out and name."""
         out = kwargs.pop('out', None)
         kwargs.pop('name', None)
+        for key in [k for k in kwargs if k.startswith('__') and k.endswith('__')]:
+            del kwargs[key]  # a hidden attribute (__layout__): MXNet's operators ignore it
         given = {}
         if self.variadic:
             for value in args:
@@ -931,7 +933,7 @@ def list_ops():
     return list(_ORDER)
 
 
-def invoke(name, *args, **kwargs):
+def invoke(name, /, *args, **kwargs):
     """Call the operator ``name`` as its ``mx.nd`` function would be called."""
     return get(name)(*args, **kwargs)
 

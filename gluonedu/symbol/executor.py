@@ -18,6 +18,7 @@ from ..base import MXNetError
 from ..context import Context
 from .. import ndarray as nd
 from ..ndarray import NDArray
+from . import inference
 from .graph import mutated_variables, topological
 
 __all__ = ['Plan', 'Executor', 'simple_bind']
@@ -27,7 +28,9 @@ class Plan:
     """A symbol compiled for evaluation; ``run(inputs)`` gives the outputs.
 
     ``input_names`` lists the variables in ``list_inputs()`` order: ``run`` takes one
-    NDArray for each, in that order.
+    NDArray for each, in that order. An array created inside the graph with sizes left
+    unknown (``sym.zeros(shape=(2, 0, 4))``: a recurrent layer's default states) gets them,
+    as in MXNet, from the shapes the inputs' shapes imply (inferred once per input shapes).
     """
 
     def __init__(self, symbol):
@@ -36,11 +39,14 @@ class Plan:
         self.input_names = [node.name for node in variables]
         slots = {(id(node), 0): k for k, node in enumerate(variables)}
         self.steps = []
+        self._unsized = {}   # step index -> its node: a creation with unknown sizes
         count = len(variables)
         for node in order:
             if node.op is None:
                 continue
             n = node.num_outputs()
+            if not node.inputs and 0 in (node.params.get('shape') or ()):
+                self._unsized[len(self.steps)] = node
             self.steps.append((node.op, node.params,
                                [slots[(id(child), i)] for child, i in node.inputs], count, n))
             for i in range(n):
@@ -48,11 +54,30 @@ class Plan:
             count += n
         self.size = count
         self.outputs = [slots[(id(node), i)] for node, i in symbol._entries]
+        self._symbol = symbol
+        self._sized = {}     # input shapes -> steps with every creation's shape known
+
+    def _steps_for(self, inputs):
+        """The steps, the unknown sizes of creations filled in from the inputs' shapes."""
+        if not self._unsized:
+            return self.steps
+        key = tuple(x.shape for x in inputs)
+        steps = self._sized.get(key)
+        if steps is None:
+            known = inference.output_shapes(self._symbol, dict(zip(self.input_names, key)))
+            steps = list(self.steps)
+            for index, node in self._unsized.items():
+                shape = known.get((id(node), 0))
+                if shape is not None and all(shape):
+                    op, params, sources, first, n = steps[index]
+                    steps[index] = (op, dict(params, shape=tuple(shape)), sources, first, n)
+            self._sized[key] = steps
+        return steps
 
     def run(self, inputs):
         """The outputs (a list of NDArrays) for ``inputs`` in ``input_names`` order."""
         values = list(inputs) + [None] * (self.size - len(inputs))
-        for op, params, sources, first, n in self.steps:
+        for op, params, sources, first, n in self._steps_for(inputs):
             result = op.run([values[k] for k in sources], params)
             if n == 1:
                 values[first] = result

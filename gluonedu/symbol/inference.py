@@ -23,7 +23,7 @@ from ..ndarray import infer as rules
 from ..ndarray.registry import Shape, numpy_dtype
 from .graph import mutated_variables, topological
 
-__all__ = ['infer_shape', 'infer_type', 'TRIAL_SIZE']
+__all__ = ['infer_shape', 'infer_type', 'output_shapes', 'TRIAL_SIZE']
 
 #: The most input elements an operator without a shape rule is tried on.
 TRIAL_SIZE = 2 ** 22
@@ -193,6 +193,19 @@ def infer_shape(symbol, args, kwargs, partial):
                           for n in unknown).rstrip('\n'), stacklevel=3)
         return None, None, None
     return graph.results(tuple)
+
+
+def output_shapes(symbol, shapes):
+    """``{(id(node), output index): shape}`` of every output of ``symbol``'s graph that the
+    variables' ``shapes`` (name -> shape) and ``__shape__`` hints decide (0: unknown)."""
+    graph = _Graph(symbol)
+    for node in graph.variables:
+        shape = shapes.get(node.name)
+        shape = tuple(shape) if shape is not None else _shape_hint(node)
+        if shape is not None:
+            graph.known[(id(node), 0)] = shape
+    graph.sweep(_shape_step, _merge_shape)
+    return graph.known
 
 
 # ---------------------------------------------------------------------- dtypes

@@ -23,24 +23,34 @@ for the projection.)
 Layer ``l`` reads the previous layer's outputs (both directions concatenated); the
 reverse direction reads the sequence from its end. All weights and biases arrive packed
 in one flat ``parameters`` vector, in MXNet's (and cuDNN's) order
-(:func:`unpack_parameters`). The code composes recorded NDArray operations one time step
-at a time, so ``autograd`` differentiates it through time by itself.
+(:func:`unpack_parameters`).
+
+Two implementations compute it. The reference here composes recorded NDArray operations one
+time step at a time, so ``autograd`` differentiates it through time by itself; it reads like
+the formulas above and serves every option. The fast kernel
+(:mod:`.kernels.rnn_fast`) runs whole sequences on raw arrays with a hand-written backward
+pass through time; it is the default wherever it applies (no ``projection_size``, no cell
+state clipping, no ``sequence_length``), and ``use_kernels('reference')`` turns it off.
+Tests hold the two equal.
 """
 from collections import namedtuple
 
 import numpy as np
 
+from ... import _backend
 from ...base import MXNetError
-from .. import registry
+from .. import _graph, registry
 from ..ndarray import NDArray
 from ..registry import Float
-from .common import check_inputs, float_dtype, shape_text
+from . import kernels
+from .common import check_inputs, float_dtype, record, shape_text, tracked
+from .kernels import rnn_fast
 from .declare import OpDef, Param, REQUIRED
 
 __all__ = ['RNN', 'rnn_shapes', 'unpack_parameters']
 
 #: How many gate blocks each mode's weights stack.
-GATES = {'rnn_relu': 1, 'rnn_tanh': 1, 'lstm': 4, 'gru': 3}
+GATES = rnn_fast.GATES
 
 #: One layer and direction's weights: W (G·H, in), U (G·H, P or H), R (P, H) or None.
 Weights = namedtuple('Weights', 'i2h h2h h2r i2h_bias h2h_bias')
@@ -266,6 +276,8 @@ def _rnn(params, data=None, parameters=None, state=None, state_cell=None,
                              "parameters needs %s" % (name, shape_text(arr.shape),
                                                       shape_text(data.shape),
                                                       shape_text(shapes[name])))
+    if _fast_kernel_applies(params, sequence_length):
+        return _fast_rnn(params, data, parameters, state, state_cell)
     masks = None if sequence_length is None else _step_masks(data, sequence_length)
     step = _STEPS[params.mode]
     weights = unpack_parameters(params, parameters, data.shape[2])
@@ -290,6 +302,60 @@ def _rnn(params, data=None, parameters=None, state=None, state_cell=None,
     if params.mode == 'lstm':
         results.append(registry.invoke('stack', *final_c, axis=0))
     return results
+
+
+# ---------------------------------------------------------------------- the fast kernel
+def _fast_kernel_applies(params, sequence_length):
+    return (kernels.active() == 'fast' and params.projection_size is None
+            and sequence_length is None
+            and (params.lstm_state_clip_min is None or params.lstm_state_clip_max is None))
+
+
+def _dropout_scales(params, data, sizes):
+    """Each layer's dropout scale (0 or 1/(1 - p)) in training, None where none applies:
+    the last layer, or outside training."""
+    scales = [None] * sizes.layers
+    if params.p > 0 and _graph.STATE.training:
+        from ..random import random_state  # the generators sit above the operators
+        dtype = data._data.dtype
+        shape = data.shape[:2] + (sizes.directions * sizes.hidden,)
+        for layer in range(sizes.layers - 1):
+            uniform = random_state(data._ctx).uniform(0, 1, size=shape).astype(dtype)
+            scales[layer] = (uniform >= params.p).astype(dtype) / dtype.type(1 - params.p)
+    return scales
+
+
+def _fast_rnn(params, data, parameters, state, state_cell):
+    """The operator on :mod:`.kernels.rnn_fast`, recording its hand-written gradient."""
+    xp, sizes = data._xp, _Sizes(params)
+
+    def split(flat):
+        return rnn_fast.split_parameters(flat, params.mode, sizes.layers, sizes.directions,
+                                         data.shape[2], sizes.hidden)
+    weights = split(parameters._data)
+    with _backend.device_scope(data._ctx):
+        y, h_last, c_last, saved = rnn_fast.forward(
+            xp, params.mode, data._data, weights, state._data,
+            None if state_cell is None else state_cell._data,
+            _dropout_scales(params, data, sizes))
+    inputs = (data, parameters, state) + (() if state_cell is None else (state_cell,))
+
+    def backward_from(index):
+        """The backward pass from output ``index`` (the others get no gradient)."""
+        def backward(grad):
+            out_grads = [None, None, None]
+            out_grads[index] = grad
+            with _backend.device_scope(data._ctx):
+                flat = xp.zeros_like(parameters._data)
+                dx, dh, dc = rnn_fast.backward(xp, weights, saved, *out_grads, split(flat),
+                                               need_dx=tracked(data))
+            return (dx, flat, dh) + (() if state_cell is None else (dc,))
+        return backward
+    outputs = [y] + ([h_last] + ([c_last] if params.mode == 'lstm' else [])
+                     if params.state_outputs else [])
+    results = [record(out, data, inputs, backward_from(i), 'RNN')
+               for i, out in enumerate(outputs)]
+    return results if params.state_outputs else results[0]
 
 
 RNN = RNN_OP.function(_rnn)

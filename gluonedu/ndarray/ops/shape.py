@@ -8,7 +8,7 @@ import numpy as np
 from ...base import MXNetError
 from .. import _graph
 from ..ndarray import NDArray, _unbroadcast
-from ..infer import fixed_dtype, forward_rule, like_first, merge
+from ..infer import fixed_dtype, forward_rule, is_known, like_first, merge
 from ..registry import Axes, Axis, Bool, Enum, Float, Int, Op, Shape, add, check_size, get
 
 
@@ -104,14 +104,26 @@ def _resolved(shape, size, spec):
     return shape
 
 
-@forward_rule
-def _reshape_shape(in_shapes, params):
+def _reshape_target(data, params):
     """The target of the reshape codes (or of the deprecated ``target_shape``)."""
-    shape, data = params['shape'], in_shapes[0]
+    shape = params['shape']
     if not shape and params['target_shape']:
         shape = tuple(-1 if n == 0 else n for n in params['target_shape'])
     target = infer_reshape(data, shape, params['reverse'])
-    return [_resolved(target, int(np.prod(data)), shape)]
+    return _resolved(target, int(np.prod(data)), shape)
+
+
+def _reshape_shape(in_shapes, out_shapes, params):
+    """The output from a known input; and, as MXNet, an input's one unknown size from a
+    known output (the output's size over the input's known sizes)."""
+    data, out = in_shapes[0], out_shapes[0]
+    if data is not None and not is_known(data) and is_known(out) and list(data).count(0) == 1:
+        known, size = int(np.prod([n for n in data if n])), int(np.prod(out))
+        if size % known == 0:
+            data = tuple(n or size // known for n in data)
+    if not is_known(data):
+        return in_shapes, out_shapes
+    return [data], [merge(out, _reshape_target(data, params))]
 
 
 add(Op('Reshape', reshape, aliases=('reshape',), infer_shape=_reshape_shape, params=[
@@ -361,6 +373,34 @@ def _concat_shapes(in_shapes, out_shapes, params):
 
 
 add(Op('Concat', concat, ('*data',), aliases=('concat',), infer_shape=_concat_shapes, params=[
+    Int('num_args', low=1, doc='The number of arrays (set from the call).'),
+    Axis('dim', 1, doc='The axis to join along.')]))
+
+
+def _rnn_param_concat_shapes(in_shapes, out_shapes, params):
+    """Concat's rule, and the inputs' unknown sizes along ``dim`` from the output's, shared
+    equally among them as MXNet does: the recurrent layers' packed parameters tell the
+    first layer's input size (the same in both directions)."""
+    ins, outs = _concat_shapes(in_shapes, out_shapes, params)
+    total = outs[0]
+    if total is None or not is_known(total) or any(s is None for s in ins):
+        return ins, outs
+    dim = params['dim'] % len(total)
+    unknown = [i for i, s in enumerate(ins) if not s[dim]]
+    if unknown:
+        rest = total[dim] - sum(s[dim] for s in ins)
+        if rest <= 0 or rest % len(unknown):
+            raise MXNetError('_rnn_param_concat: %d elements cannot be shared equally by the '
+                             '%d inputs of unknown size' % (rest, len(unknown)))
+        ins = list(ins)
+        for i in unknown:
+            ins[i] = ins[i][:dim] + (rest // len(unknown),) + ins[i][dim + 1:]
+    return ins, outs
+
+
+add(Op('_rnn_param_concat', concat, ('*data',), infer_shape=_rnn_param_concat_shapes,
+       doc='Concat of the recurrent layers\' parameters (their shapes inferred from the '
+           'packed vector\'s).', params=[
     Int('num_args', low=1, doc='The number of arrays (set from the call).'),
     Axis('dim', 1, doc='The axis to join along.')]))
 

@@ -19,6 +19,11 @@ family         reference (reads like the formula)            fast (the default)
                one NumPy operation each                       passes, compiled (numba)
 =============  ===========================================  ===========================
 
+The recurrent operator ``RNN`` has one kernel, :mod:`.rnn_fast` (whole sequences, the
+backward pass through time by hand); its reference is the operator's own composition of
+recorded NDArray operations (:mod:`gluonedu.ndarray.nn_ops.rnn`), which
+``use_kernels('reference')`` selects too.
+
 Convolution serves ``Convolution`` and ``Deconvolution`` (whose forward pass is the
 convolution's input gradient). Tests hold each fast kernel equal to its reference on
 random shapes. :func:`use_kernels` switches the operators to the reference, e.g. to step
