@@ -104,6 +104,17 @@ STOPPER_RUN = textwrap.dedent('''
                 time.sleep(600)    # as while starting Ray
         except SystemExit as stop:
             print('interrupted by %d' % stop.code, flush=True)
+    elif sys.argv[1] == 'dropped':
+        try:
+            with stopper.interrupting():
+                try:
+                    print('starting', flush=True)
+                    time.sleep(600)
+                except SystemExit:   # as Python drops it in an os.fork callback
+                    print('first stop dropped', flush=True)
+                time.sleep(600)
+        except SystemExit as stop:
+            print('interrupted by %d' % stop.code, flush=True)
     while not stopper.stopping:
         time.sleep(0.05)
     stopper.workers_ended.wait(10)
@@ -114,18 +125,23 @@ STOPPER_RUN = textwrap.dedent('''
 
 @pytest.mark.parametrize('sig, main_thread', [(signal.SIGTERM, 'polls'),
                                               (signal.SIGINT, 'stuck'),
-                                              (signal.SIGINT, 'interrupted')])
+                                              (signal.SIGINT, 'interrupted'),
+                                              (signal.SIGTERM, 'dropped')])
 def test_the_stopper_forwards_the_signal_and_the_process_ends_in_time(sig, main_thread):
     """SIGTERM: the worker that ignores it is killed after the grace. A main thread that
     never looks again (as inside Ray's native code): the process ends itself by the
     deadline, after its last resort (the launcher's: ending the Ray node it was starting).
-    A main thread inside ``interrupting()`` (as while starting Ray) is interrupted."""
-    from gluonedu.kvstore.launch_stop import EXIT_DEADLINE, WORKER_GRACE
+    A main thread inside ``interrupting()`` (as while starting Ray) is interrupted, again
+    if it did not stop the first time (Ray's start was in an os.fork callback, where
+    Python drops the handler's exception)."""
+    from gluonedu.kvstore.launch_stop import EXIT_DEADLINE, RESIGNAL_EVERY, WORKER_GRACE
     marker = 'GLUONEDU_TEST_%s' % uuid.uuid4().hex
     proc = subprocess.Popen([sys.executable, '-c', STOPPER_RUN, main_thread],
                             env=_env(**{marker: '1'}), stdout=subprocess.PIPE, text=True)
     workers = [int(p) for p in proc.stdout.readline().split()]
     assert len(workers) == 3
+    if main_thread == 'dropped':
+        assert proc.stdout.readline() == 'starting\n'   # inside the inner try
     start = time.monotonic()
     proc.send_signal(sig)
     code = proc.wait(timeout=60)
@@ -133,8 +149,10 @@ def test_the_stopper_forwards_the_signal_and_the_process_ends_in_time(sig, main_
     assert code == 128 + sig
     out = proc.stdout.read()
     assert ('last resort' in out) == (main_thread == 'stuck')
-    assert ('interrupted by %d' % sig in out) == (main_thread == 'interrupted')
-    earliest = {'polls': WORKER_GRACE, 'stuck': EXIT_DEADLINE, 'interrupted': 0}[main_thread]
+    assert ('interrupted by %d' % sig in out) == (main_thread in ('interrupted', 'dropped'))
+    assert ('first stop dropped' in out) == (main_thread == 'dropped')
+    earliest = {'polls': WORKER_GRACE, 'stuck': EXIT_DEADLINE, 'interrupted': 0,
+                'dropped': WORKER_GRACE + RESIGNAL_EVERY}[main_thread]
     assert elapsed >= earliest - 0.5, elapsed
     if LINUX:   # every worker is gone with it
         assert _wait_gone(marker, 10) is not None, _marked(marker)

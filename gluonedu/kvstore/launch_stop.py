@@ -10,11 +10,12 @@ signal itself: the signal's number reaches a *watcher thread* through
    (so a worker waiting on a push stops too);
 2. gives the workers :data:`WORKER_GRACE` seconds, then kills those still running;
 3. waits for the main thread — which notices :attr:`Stopper.signum` at its next check
-   (or, while it starts Ray, is interrupted: :meth:`Stopper.interrupting`), stops the
-   Ray cluster and returns ``128 + signum`` — and, if the main thread has not finished
-   :data:`EXIT_DEADLINE` seconds after the signal (stuck in Ray's native code), ends the
-   Ray node started here itself, its processes and its files (the launcher's
-   ``last_resort``), and then the process (``os._exit``).
+   (or, while it starts Ray, is interrupted: :meth:`Stopper.interrupting`, the signal
+   sent again each second until it is), stops the Ray cluster and returns
+   ``128 + signum`` — and, if the main thread has not finished :data:`EXIT_DEADLINE`
+   seconds after the signal (stuck in Ray's native code), ends the Ray node started here
+   itself, its processes and its files (the launcher's ``last_resort``), and then the
+   process (``os._exit``).
 
 So the launcher is gone within ``EXIT_DEADLINE`` seconds of the signal, whatever it
 was doing.
@@ -26,7 +27,7 @@ import sys
 import threading
 import time
 
-__all__ = ['Stopper', 'SIGNALS', 'WORKER_GRACE', 'EXIT_DEADLINE']
+__all__ = ['Stopper', 'SIGNALS', 'WORKER_GRACE', 'EXIT_DEADLINE', 'RESIGNAL_EVERY']
 
 #: The signals that stop a run (and are forwarded to the workers).
 SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
@@ -34,6 +35,8 @@ SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
 WORKER_GRACE = 5.0
 #: Seconds after the signal by which the launcher process has ended.
 EXIT_DEADLINE = 9.0
+#: Seconds between the signals sent again to a main thread that did not stop starting Ray.
+RESIGNAL_EVERY = 1.0
 
 
 class Stopper:
@@ -92,6 +95,7 @@ class Stopper:
                 raise SystemExit(self._received)
             yield
         finally:
+            self.reinstall()   # a signal resent from here on only marks the stop
             self._interrupting = False
 
     def reinstall(self):
@@ -125,7 +129,7 @@ class Stopper:
         print('gluonedu.launch: got %s; stopping the workers, the servers and Ray' % name,
               file=sys.stderr, flush=True)
         self.end_workers(signum, start + WORKER_GRACE)
-        if not self._done.wait(max(start + EXIT_DEADLINE - time.monotonic(), 0)):
+        if not self._wait_for_main_thread(signum, start + EXIT_DEADLINE):
             print('gluonedu.launch: could not stop cleanly within %.0f s of %s; ending what '
                   'is left and exiting' % (EXIT_DEADLINE, name), file=sys.stderr, flush=True)
             for w in list(self.run.workers):
@@ -135,6 +139,20 @@ class Stopper:
                     self._last_resort()
             finally:
                 os._exit(128 + signum)
+
+    def _wait_for_main_thread(self, signum, deadline):
+        """Whether the main thread finished by ``deadline``. While it is still inside
+        :meth:`interrupting`, the signal is sent again every :data:`RESIGNAL_EVERY` s: the
+        SystemExit a handler raises is dropped where Python ignores exceptions (an
+        os.fork callback, such as logging's lock release while Ray spawns a process)."""
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return self._done.is_set()
+            if self._done.wait(min(RESIGNAL_EVERY, remaining)):
+                return True
+            if self._interrupting:
+                os.kill(os.getpid(), signum)
 
     def _next_stop_signal(self):
         """The next stop signal's number; None (pipe closed) once :meth:`uninstall` ran.
