@@ -24,6 +24,9 @@ from . import gluon
 from . import contrib
 from . import metric
 from . import data
+from . import image
+from . import image as img
+from . import io
 from . import instrument
 
 __version__ = '0.1.0'

@@ -56,6 +56,8 @@ NAMESPACES = (
     ('kv', 'key-value stores'),
     ('metric', 'evaluation metrics'),
     ('test_utils', 'test helpers'),
+    ('io', 'data iterators'),
+    ('image', 'image decoding, resizing and augmenters'),
 )
 
 _PLUMBING = ('MXNet\'s ctypes/compatibility plumbing imported into the module, not API',
@@ -79,11 +81,11 @@ EXCLUDED = {
     '': [
         (r'sym|symbol|symbol_doc|np_symbol|AttrScope|attribute|name|executor|'
          r'executor_manager|visualization|viz|operator', _SYMBOL),
-        (r'mod|module|model|callback|monitor|mon|io|rnn', _MODULE_API),
+        (r'mod|module|model|callback|monitor|mon|rnn', _MODULE_API),
         (r'np|npx|numpy|numpy_extension|numpy_dispatch_protocol|numpy_op_fallback|'
          r'numpy_op_signature|is_np_shape|np_array|np_shape|set_np_shape|use_np|'
          r'use_np_array|use_np_shape|util', _NP),
-        (r'image|img|recordio', _CODEC),
+        (r'recordio', _CODEC),
         (r'rtc|tvmop|library|libinfo|runtime|engine|profiler|kvstore_server', _GPU +
          '; or native-library internals'),
         (r'contrib', _CONTRIB),
@@ -120,7 +122,10 @@ EXCLUDED = {
     'gluon': [(r'SymbolBlock|tensor_types', _SYMBOL)],
     'gluon.nn': [(r'SymbolBlock', _SYMBOL)],
     'gluon.data': [(r'RecordFileDataset', _CODEC)],
+    'io': [(r'ImageRecord\w*|ImageDetRecordIter', _CODEC),
+           (r'MXDataIter', 'wraps an iterator of MXNet\'s C++ library')],
     'gluon.data.vision': [(r'ImageRecordDataset', _CODEC)],
+    'image': [(r'cv2', 'the OpenCV module MXNet\'s image code imports, not API')],
     'gluon.utils': [(r'download|check_sha1|replace_file', _DOWNLOAD)],
     'optimizer': [(r'Test', 'MXNet\'s own test optimizer, not for users'),
                   (r'ccSGD', _LEGACY)],
