@@ -46,6 +46,7 @@ NAMESPACES = (
     ('gluon', 'Block, Parameter, Trainer'),
     ('gluon.nn', 'layers'),
     ('gluon.loss', 'losses'),
+    ('gluon.rnn', 'recurrent layers and cells'),
     ('gluon.data', 'datasets, samplers, DataLoader'),
     ('gluon.data.vision', 'vision datasets'),
     ('gluon.data.vision.transforms', 'image transforms'),

@@ -3,6 +3,7 @@ from .parameter import (Parameter, Constant, ParameterDict, DeferredInitializati
                         tensor_types)
 from .block import Block, HybridBlock, SymbolBlock
 from . import nn
+from . import rnn
 from . import loss, utils, data
 from . import contrib, model_zoo
 from .utils import split_data, split_and_load, clip_global_norm
