@@ -27,20 +27,25 @@ def _dry_run(target, tmp_path):
            if k not in {'MAKEFLAGS', 'MFLAGS', 'MAKELEVEL', 'MAKEOVERRIDES'}}
     out = subprocess.run(['make', '-n', '--no-print-directory', target,
                           'VENV=%s' % (tmp_path / 'lab'), 'DEV_VENV=%s' % (tmp_path / 'dev'),
-                          'REF_VENV=%s' % (tmp_path / 'ref')],
+                          'REF_VENV=%s' % (tmp_path / 'ref'), 'HUB_VENV=%s' % (tmp_path / 'hub')],
                          cwd=ROOT, env=env, capture_output=True, text=True, check=True)
     return out.stdout
 
 
-def _extras(recipes):
-    """The extras of each ``pip install -e '.[...]'`` in the recipes."""
-    return [set(m.split(',')) for m in re.findall(r"pip install -e '\.\[([^\]]*)\]'", recipes)]
+def _extras(recipes, venv):
+    """The extras of each ``pip install -e '.[...]'`` into ``venv`` in the recipes."""
+    return [set(m.split(',')) for m in re.findall(
+        re.escape(str(venv)) + r"/bin/python -m pip install -e '\.\[([^\]]*)\]'", recipes)]
 
 
 def test_lab_installs_what_the_notebooks_need_and_test_adds_the_rest(tmp_path):
-    assert _extras(_dry_run('lab', tmp_path)) == [{'notebook', 'fast', 'tensorboard'}]
-    assert _extras(_dry_run('test', tmp_path)) == [
+    assert _extras(_dry_run('lab', tmp_path), tmp_path / 'lab') == [
+        {'notebook', 'fast', 'tensorboard'}]
+    assert _extras(_dry_run('test', tmp_path), tmp_path / 'dev') == [
         {'notebook', 'fast', 'tensorboard', 'test', 'dist', 'docs'}]
+    # A class's kernels (`make hub`) have what the lab has.
+    assert _extras(_dry_run('hub-venv', tmp_path), tmp_path / 'hub') == [
+        {'notebook', 'fast', 'tensorboard'}]
 
 
 @pytest.mark.parametrize('target', ['test', 'docs', 'assignments', 'grade', 'formgrader',

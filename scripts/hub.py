@@ -1,0 +1,450 @@
+"""A class on one server: JupyterHub with nbgrader's exchange (``make hub``; docs/hub.md).
+
+    python scripts/hub.py [--roster CSV] [--port PORT] [--hub-dir DIR] [--exchange DIR]
+                          [NOTEBOOK ...]
+
+Run as root, with the class environment built (``.venv-hub``, from a Python every user
+can run: gluonedu with the lab's extras, JupyterHub, nbgrader, configurable-http-proxy).
+It
+
+* reads the roster (``username,role``: one instructor, the students) and creates the
+  Unix accounts missing, each with a home only its owner can open (0700) and a first
+  password (``<hub dir>/state/initial-passwords.csv``, readable by root only);
+* makes nbgrader's exchange (``<hub dir>/exchange``, or an existing ``--exchange``) and
+  the course ``gluonedu`` in the instructor's home (``~/course``: the instructor
+  versions in ``source/``, the student versions in ``release/``), unless it exists;
+* starts JupyterHub on 127.0.0.1:PORT behind configurable-http-proxy, with PAM logins
+  for the roster's users only, the instructor its only admin, and each user's server
+  (JupyterLab) run as that user by LocalProcessSpawner, on 127.0.0.1, its kernels on
+  the class environment's Python (gluonedu installed once for all) — so that file
+  permissions, not convention, keep each student's work and the instructor's answers
+  to their owners.
+
+Nothing here assumes it is alone on the machine: the hub's own ports are free ones, the
+public one is checked first, and each hub keeps its state in its own directory.
+``tests/hub/test_hub_cycle.py`` runs a whole assignment cycle through such a hub.
+"""
+import argparse
+import csv
+import json
+import os
+import pwd
+import re
+import secrets
+import signal
+import socket
+import stat
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+
+SCRIPTS = Path(__file__).resolve().parent
+REPO = SCRIPTS.parent
+CONFIG_FILE = REPO / 'etc' / 'hub' / 'jupyterhub_config.py'
+DEFAULT_ROSTER = REPO / 'etc' / 'hub' / 'roster.example.csv'
+DEFAULT_HUB_DIR = Path('/srv/gluonedu-hub')
+DEFAULT_PORT = 8000
+
+#: Everything the hub serves listens here only: a class reaches it through a TLS reverse
+#: proxy in front (docs/hub.md), never directly.
+HOST = '127.0.0.1'
+#: nbgrader's course id: the exchange's folder for this course.
+COURSE_ID = 'gluonedu'
+ROLES = ('instructor', 'student')
+#: A Unix account name that useradd, PAM and JupyterHub all take as it is.
+NAME = re.compile(r'[a-z_][a-z0-9_-]{0,31}\Z')
+#: Accounts below this uid are the system's (root, daemons): never a member of a class.
+FIRST_PERSON_UID = 1000
+#: nbgrader checks the exchange's permission bits (rwx for everyone); the sticky bit on
+#: top keeps each course folder there renamable and removable by its owner only.
+EXCHANGE_MODE = 0o1777
+
+
+class HubError(Exception):
+    """A set-up the hub cannot start with; the message says what to do."""
+
+
+@dataclass(frozen=True)
+class Roster:
+    instructor: str
+    students: tuple
+
+    @property
+    def users(self):
+        return (self.instructor, *self.students)
+
+    def role(self, name):
+        return 'instructor' if name == self.instructor else 'student'
+
+
+def read_roster(path):
+    """The :class:`Roster` in the CSV file ``path`` (header ``username,role``; blank lines
+    and lines starting with ``#`` are skipped)."""
+    path = Path(path)
+    try:
+        text = path.read_text()
+    except OSError as err:
+        raise HubError('cannot read the roster %s: %s' % (path, err.strerror)) from None
+    lines = [(number, line) for number, line in enumerate(text.splitlines(), 1)
+             if line.strip() and not line.lstrip().startswith('#')]
+    if not lines or [c.strip() for c in lines[0][1].split(',')] != ['username', 'role']:
+        raise HubError("the roster %s must start with the header line 'username,role'"
+                       % path)
+    seen, instructors, students = {}, [], []
+    for number, line in lines[1:]:
+        row = next(csv.reader([line]))
+        where = 'the roster %s, line %d' % (path, number)
+        if len(row) != 2:
+            raise HubError('%s: expected two fields, username,role; got %r'
+                           % (where, ','.join(row)))
+        name, role = (field.strip() for field in row)
+        if not NAME.match(name):
+            raise HubError("%s: %r is not a valid user name: use lowercase letters, digits, "
+                           "'_' and '-', starting with a letter or '_', at most 32 "
+                           "characters" % (where, name))
+        if name in seen:
+            raise HubError('%s: %r is listed twice (line %d and line %d); list each user once'
+                           % (where, name, seen[name], number))
+        if role not in ROLES:
+            raise HubError('%s: the role of %r must be instructor or student, not %r'
+                           % (where, name, role))
+        seen[name] = number
+        (instructors if role == 'instructor' else students).append(name)
+    if len(instructors) != 1:
+        raise HubError('the roster %s must name exactly one instructor; it names %d%s'
+                       % (path, len(instructors),
+                          ' (%s)' % ', '.join(instructors) if instructors else ''))
+    if not students:
+        raise HubError('the roster %s names no student' % path)
+    return Roster(instructors[0], tuple(students))
+
+
+def check_port_free(port, host=HOST):
+    """Raise a HubError if ``host:port`` cannot be listened on (another server has it)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        try:
+            sock.bind((host, port))
+        except OSError as err:
+            raise HubError('port %d on %s is in use (%s): another hub or server has it; '
+                           'choose a free one, e.g. make hub HUB_PORT=%d'
+                           % (port, host, err.strerror, free_port(host))) from None
+
+
+def free_port(host=HOST):
+    """A port free on ``host`` now."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind((host, 0))
+        return sock.getsockname()[1]
+
+
+def check_exchange(path):
+    """Raise a HubError unless ``path`` is a directory every user may write (nbgrader's
+    exchange: students write their submissions there)."""
+    path = Path(path)
+    if not path.is_dir():
+        raise HubError('the exchange directory %s does not exist; create it (as root: '
+                       'mkdir -p %s && chmod 1777 %s), or leave --exchange out to use '
+                       "the hub directory's own" % (path, path, path))
+    mode = stat.S_IMODE(path.stat().st_mode)
+    if mode & 0o777 != 0o777:
+        raise HubError('the exchange directory %s has mode %o; students cannot submit '
+                       'there. nbgrader needs rwx for everyone: chmod 1777 %s'
+                       % (path, mode, path))
+
+
+def _ensure_dir(path, mode, owner=None):
+    path.mkdir(parents=True, exist_ok=True)
+    os.chmod(path, mode)
+    if owner is not None:
+        os.chown(path, owner.pw_uid, owner.pw_gid)
+
+
+def _write(path, text, mode=0o644, owner=None):
+    path.write_text(text)
+    os.chmod(path, mode)
+    if owner is not None:
+        os.chown(path, owner.pw_uid, owner.pw_gid)
+
+
+def ensure_user(name):
+    """Create the Unix account ``name`` if it does not exist, with a private home and a
+    fresh password; returns that password, or None for an account that existed (its
+    home is made private too)."""
+    try:
+        account = pwd.getpwnam(name)
+    except KeyError:
+        account = None
+    if account is not None and account.pw_uid < FIRST_PERSON_UID:
+        raise HubError('%r is a system account (uid %d); a roster names people: rename '
+                       'that user in the roster' % (name, account.pw_uid))
+    password = None
+    if account is None:
+        subprocess.run(['useradd', '--create-home', '--user-group', '--shell', '/bin/bash',
+                        name], check=True, capture_output=True)
+        password = secrets.token_urlsafe(12)
+        subprocess.run(['chpasswd'], input='%s:%s\n' % (name, password), text=True,
+                       check=True, capture_output=True)
+        account = pwd.getpwnam(name)
+    os.chmod(account.pw_dir, 0o700)
+    return password
+
+
+def delete_user(name):
+    """Remove the account ``name`` and its home (for accounts this hub created)."""
+    subprocess.run(['userdel', '--remove', name], check=True, capture_output=True)
+
+
+def run_as(name, argv, env, cwd=None, **kwargs):
+    """Run ``argv`` as the user ``name`` with exactly the environment ``env`` (plus the
+    user's HOME, USER and LOGNAME), in ``cwd`` (default: the user's home)."""
+    account = pwd.getpwnam(name)
+    env = dict(env, HOME=account.pw_dir, USER=name, LOGNAME=name)
+    return subprocess.run(['runuser', '-u', name, '--', 'env', '-i',
+                           *('%s=%s' % item for item in env.items()), *argv],
+                          cwd=cwd or account.pw_dir, **kwargs)
+
+
+def user_environment(settings, role):
+    """The environment of a ``role``'s single-user server, its kernels and its nbgrader
+    commands (the hub's config gives its spawner the same)."""
+    return dict(settings['environment'], JUPYTER_CONFIG_PATH=settings['config_path'][role])
+
+
+class Layout:
+    """Where a hub keeps what, under its directory ``root``."""
+
+    def __init__(self, root):
+        self.root = Path(root).resolve()
+        self.state = self.root / 'state'              # root only: db, cookie secret, passwords
+        self.exchange = self.root / 'exchange'
+        self.config = self.root / 'jupyter' / 'config'  # JUPYTER_CONFIG_PATH entries
+        self.settings = self.state / 'settings.json'
+        self.passwords = self.state / 'initial-passwords.csv'
+        self.log = self.state / 'jupyterhub.log'
+
+
+#: nbgrader's settings for everyone on the hub: the course and its exchange.
+NBGRADER_COMMON = """\
+# Written by scripts/hub.py: the course every user of this hub takes part in.
+c = get_config()  # noqa: F821
+c.CourseDirectory.course_id = {course_id!r}
+c.Exchange.root = {exchange!r}
+"""
+
+#: The instructor's course directory, for nbgrader's commands and the Formgrader.
+NBGRADER_INSTRUCTOR = """\
+# Written by scripts/hub.py: the instructor's course directory.
+c = get_config()  # noqa: F821
+c.CourseDirectory.root = {course!r}
+"""
+
+#: A student's server: fetch and submit, no Formgrader or course tools.
+STUDENT_SERVER = {'ServerApp': {'jpserver_extensions': {
+    'nbgrader.server_extensions.formgrader': False,
+    'nbgrader.server_extensions.course_list': False}}}
+STUDENT_LAB = {'disabledExtensions': {
+    '@jupyter/nbgrader:formgrader': True, '@jupyter/nbgrader:create-assignment': True,
+    '@jupyter/nbgrader:course-list': True}}
+
+
+def _tool(path, what):
+    if not path.exists():
+        raise HubError('%s is missing (%s); `make hub` installs it' % (path, what))
+    return str(path)
+
+
+def _check_open_to_all(path, what, fix):
+    """Raise a HubError unless every user can reach ``path`` (each folder on the way
+    open to others)."""
+    for folder in (path, *path.parents):
+        mode = stat.S_IMODE(folder.stat().st_mode)
+        if mode & 0o001 == 0:
+            raise HubError('%s is closed to other users: %s has mode %o, and every user '
+                           'needs %s. %s' % (path, folder, mode, what, fix))
+
+
+class Hub:
+    """A prepared hub: :meth:`start` it, :meth:`wait_ready`, :meth:`stop`."""
+
+    def __init__(self, layout, settings, roster, passwords):
+        self.layout = layout
+        self.settings = settings
+        self.roster = roster
+        #: The first passwords of the accounts created now: {name: password}.
+        self.passwords = passwords
+        self.process = None
+
+    @property
+    def url(self):
+        return 'http://%s:%d' % (HOST, self.settings['port'])
+
+    def environment(self, name):
+        """The environment of ``name``'s server (see :func:`user_environment`)."""
+        return user_environment(self.settings, self.roster.role(name))
+
+    def start(self, output=None):
+        """Start JupyterHub (and its proxy); its log goes to ``output`` (a file)."""
+        check_port_free(self.settings['port'])
+        env = {'PATH': self.settings['environment']['PATH'], 'LANG': 'C.UTF-8',
+               'GLUONEDU_HUB_SETTINGS': str(self.layout.settings)}
+        self.process = subprocess.Popen(
+            [self.settings['jupyterhub'], '-f', str(CONFIG_FILE)], cwd=self.layout.state,
+            env=env, stdout=output, stderr=subprocess.STDOUT if output else None,
+            start_new_session=True)
+        return self.process
+
+    def wait_ready(self, timeout=120):
+        """Wait until the hub answers through its proxy."""
+        deadline = time.monotonic() + timeout
+        while True:
+            if self.process.poll() is not None:
+                raise HubError('jupyterhub exited with code %d before it was ready; its log '
+                               'says why' % self.process.returncode)
+            try:
+                with urllib.request.urlopen(self.url + '/hub/api/', timeout=5) as reply:
+                    if reply.status == 200:
+                        return
+            except (urllib.error.URLError, OSError):
+                pass
+            if time.monotonic() > deadline:
+                raise HubError('the hub did not answer at %s within %d s' % (self.url, timeout))
+            time.sleep(0.3)
+
+    def stop(self, timeout=60):
+        """Stop JupyterHub: it stops the users' servers and its proxy first."""
+        if self.process is None or self.process.poll() is not None:
+            return
+        self.process.send_signal(signal.SIGTERM)
+        try:
+            self.process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.process.pid, signal.SIGKILL)
+            self.process.wait()
+
+
+def prepare(roster, hub_dir=DEFAULT_HUB_DIR, port=DEFAULT_PORT, exchange=None,
+            notebooks=None, hub_venv=REPO / '.venv-hub'):
+    """Make the users, the exchange, the course and the configuration of a hub; returns
+    the :class:`Hub`, not started. ``notebooks``: the course's assignments (default:
+    the curriculum), generated only when the instructor has no course yet."""
+    if os.geteuid() != 0:
+        raise HubError('the hub runs each user\'s server as that Unix user, and creates the '
+                       'accounts: run it as root (sudo make hub)')
+    check_port_free(port)
+    hub_venv = Path(hub_venv).absolute()
+    settings = {
+        'port': port, 'hub_port': free_port(), 'proxy_api_port': free_port(),
+        'jupyterhub': _tool(hub_venv / 'bin' / 'jupyterhub', 'the hub environment'),
+        'singleuser': _tool(hub_venv / 'bin' / 'jupyterhub-singleuser', 'the hub environment'),
+        'proxy': _tool(hub_venv / 'lib' / 'node' / 'node_modules' / '.bin' /
+                       'configurable-http-proxy', 'configurable-http-proxy, from npm'),
+        'instructor': roster.instructor, 'students': list(roster.students)}
+    # Every user's server and kernels run from the class environment.
+    for path in (hub_venv / 'lib', Path(os.path.realpath(hub_venv / 'bin' / 'python'))):
+        _check_open_to_all(path, 'the class environment', 'Build it from a Python every user '
+                           'can run: rm -rf %s && make hub HUB_PYTHON=/usr/bin/python3'
+                           % hub_venv)
+
+    layout = Layout(hub_dir)
+    if exchange is None:
+        _ensure_dir(layout.exchange, EXCHANGE_MODE)
+        exchange = layout.exchange
+    else:
+        check_exchange(exchange)
+    _ensure_dir(layout.root, 0o755)
+    _check_open_to_all(layout.root, "the hub's exchange and nbgrader settings",
+                       'Choose a hub directory elsewhere (--hub-dir), or open %s to others '
+                       '(chmod o+x)' % layout.root.parent)
+    _ensure_dir(layout.state, 0o700)
+    settings['state'] = str(layout.state)
+
+    passwords = {name: password for name in roster.users
+                 if (password := ensure_user(name)) is not None}
+    if passwords:
+        new_file = not layout.passwords.exists()
+        with open(layout.passwords, 'a', opener=lambda p, f: os.open(p, f, 0o600)) as out:
+            writer = csv.writer(out)
+            if new_file:
+                writer.writerow(['username', 'password'])
+            writer.writerows(passwords.items())
+
+    instructor = pwd.getpwnam(roster.instructor)
+    course = Path(instructor.pw_dir) / 'course'
+    for role in ('common', *ROLES):
+        _ensure_dir(layout.config / role, 0o755)
+    _write(layout.config / 'common' / 'nbgrader_config.py',
+           NBGRADER_COMMON.format(course_id=COURSE_ID, exchange=str(exchange)))
+    _write(layout.config / 'instructor' / 'nbgrader_config.py',
+           NBGRADER_INSTRUCTOR.format(course=str(course)))
+    _write(layout.config / 'student' / 'jupyter_server_config.json',
+           json.dumps(STUDENT_SERVER, indent=1))
+    _ensure_dir(layout.config / 'student' / 'labconfig', 0o755)
+    _write(layout.config / 'student' / 'labconfig' / 'page_config.json',
+           json.dumps(STUDENT_LAB, indent=1))
+    settings['environment'] = {
+        'PATH': '%s:/usr/local/bin:/usr/bin:/bin' % (hub_venv / 'bin'),
+        'LANG': 'C.UTF-8',
+        # The class shares the server's cores: one BLAS thread a kernel (the notebooks'
+        # stored numbers were computed so, too).
+        'OPENBLAS_NUM_THREADS': '1'}
+    settings['config_path'] = {
+        role: os.pathsep.join(str(layout.config / d) for d in (role, 'common'))
+        for role in ROLES}
+    _write(layout.settings, json.dumps(settings, indent=1), mode=0o600)
+
+    if not (course / 'nbgrader_config.py').exists():
+        print('making the course in %s (nbgrader generate_assignment) ...' % course, flush=True)
+        run_as(roster.instructor, [str(hub_venv / 'bin' / 'python'),
+                                   str(SCRIPTS / 'assignments.py'), '--course-dir', str(course),
+                                   *map(str, notebooks or ())],
+               user_environment(settings, 'instructor'), check=True)
+    return Hub(layout, settings, roster, passwords)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
+    parser.add_argument('notebooks', nargs='*', type=Path,
+                        help="the course's assignments, when the instructor has no course "
+                             'yet (default: the curriculum)')
+    parser.add_argument('--roster', type=Path, default=DEFAULT_ROSTER,
+                        help='the class: a CSV file username,role (default: %(default)s)')
+    parser.add_argument('--port', type=int, default=DEFAULT_PORT,
+                        help='the port on 127.0.0.1 the hub serves (default: %(default)s)')
+    parser.add_argument('--hub-dir', type=Path, default=DEFAULT_HUB_DIR,
+                        help="the hub's state, configuration and exchange "
+                             '(default: %(default)s)')
+    parser.add_argument('--exchange', type=Path,
+                        help="an existing nbgrader exchange (default: the hub directory's)")
+    parser.add_argument('--hub-venv', type=Path, default=REPO / '.venv-hub')
+    args = parser.parse_args(argv)
+    # Stopped by a signal (make's, a service manager's): stop the hub too.
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
+    started = time.monotonic()
+    try:
+        roster = read_roster(args.roster)
+        hub = prepare(roster, args.hub_dir, args.port, args.exchange, args.notebooks,
+                      args.hub_venv)
+        hub.start()
+        hub.wait_ready()
+    except HubError as err:
+        sys.exit('error: %s' % err)
+    except KeyboardInterrupt:
+        sys.exit(130)
+    print('the hub is ready at %s/ (%.1f s): instructor %s, %d students%s; stop it with '
+          'Ctrl-C' % (hub.url, time.monotonic() - started, roster.instructor,
+                      len(roster.students),
+                      '; first passwords of the accounts made now: %s (root only)'
+                      % hub.layout.passwords if hub.passwords else ''), flush=True)
+    try:
+        hub.process.wait()
+    except KeyboardInterrupt:
+        hub.stop()
+    sys.exit(hub.process.returncode)
+
+
+if __name__ == '__main__':
+    main()
