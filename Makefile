@@ -15,6 +15,10 @@
 #   make grade NB=03_momentum - autograde the course's submissions, write the feedback
 #                 and grades.csv
 #   make formgrader - JupyterLab on the course, opening nbgrader's Formgrader
+#   make hub    - a class on this server (root): JupyterHub on 127.0.0.1:HUB_PORT, one
+#                 Unix user per line of ROSTER, each student's JupyterLab run as that user,
+#                 the course in the instructor's home and nbgrader's exchange (docs/hub.md)
+#   make hub-venv - the class environment (.venv-hub) `make hub` runs from, only
 #   make api-coverage - which of MXNet 1.9.1's public names gluonedu has, lacks, or leaves
 #                 out on purpose: docs/api-coverage.md (scripts/api_coverage.py)
 #   make ref-venv - build the MXNet 1.9.1 reference environment (the parity oracle) only
@@ -60,6 +64,24 @@ LAB_STAMP   := $(VENV)/.installed-lab
 VENV_PYTHON := $(DEV_VENV)/bin/python
 STAMP       := $(DEV_VENV)/.installed
 REF_STAMP   := $(REF_VENV)/.installed
+
+# A class on one server (docs/hub.md, `make hub`). The class environment holds gluonedu
+# with the lab's extras, for every student's kernel, and beside it JupyterHub, JupyterLab
+# and nbgrader (etc/hub/requirements.txt) and configurable-http-proxy (npm). Every user
+# runs it, so it is built from a Python every user can run: the system's by default (a
+# pyenv Python under /root is closed to them).
+HUB_VENV   ?= .venv-hub
+HUB_PYTHON ?= $(firstword $(wildcard /usr/bin/python3) $(PYTHON))
+HUB_STAMP  := $(HUB_VENV)/.installed
+# Where `make hub` serves (127.0.0.1 only: a TLS reverse proxy in front serves the class),
+# whom (username,role lines), and where it keeps its state and the exchange.
+HUB_PORT ?= 8000
+ROSTER   ?= etc/hub/roster.example.csv
+HUB_DIR  ?= /srv/gluonedu-hub
+# Extra arguments for scripts/hub.py, e.g. HUB_ARGS='--exchange /srv/nbgrader/exchange'
+HUB_ARGS ?=
+# `make test` builds the class environment where the hub test can run: as root, with npm.
+HUB_TEST_ENV := $(if $(and $(filter 0,$(shell id -u)),$(shell command -v npm)),$(HUB_STAMP))
 
 # JupyterLab refuses to start as root without --allow-root.
 ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root)
@@ -124,7 +146,7 @@ test execute: export OPENBLAS_NUM_THREADS = 1
 test execute: export OPENBLAS_CORETYPE    = Haswell
 # Parity tests skip (naming why) without a working oracle, but fail when CI is set.
 test: export GLUONEDU_MXNET_PYTHON = $(MXNET_PYTHON)
-test: $(STAMP) $(REF_STAMP) chromium
+test: $(STAMP) $(REF_STAMP) chromium $(HUB_TEST_ENV)
 	$(VENV_PYTHON) -m pytest tests $(CURRICULUM) --nbval --nbval-current-env --nbval-sanitize-with nbval_sanitize.cfg -n $(PYTEST_WORKERS) --dist loadfile $(PYTEST_ARGS)
 	@echo "the curriculum again without the BLAS pins (OPENBLAS_NUM_THREADS=2, the machine's own kernels)"
 	@env -u OPENBLAS_CORETYPE OPENBLAS_NUM_THREADS=2 $(VENV_PYTHON) -m pytest $(CURRICULUM) --nbval --nbval-current-env --nbval-sanitize-with nbval_sanitize.cfg -n $(PYTEST_WORKERS) --dist loadfile -p no:cacheprovider $(PYTEST_ARGS) || [ $$? -eq 5 ]
@@ -186,7 +208,7 @@ $(REF_STAMP):
 	touch $@
 
 clean:
-	rm -rf $(VENV) $(DEV_VENV) $(REF_VENV) .pytest_cache build dist *.egg-info
+	rm -rf $(VENV) $(DEV_VENV) $(REF_VENV) $(HUB_VENV) .pytest_cache build dist *.egg-info
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +
 	find . -name .ipynb_checkpoints -type d -prune -exec rm -rf {} +
 
@@ -228,3 +250,21 @@ grade: $(STAMP)
 formgrader: $(STAMP)
 	@[ -f $(COURSE_DIR)/nbgrader_config.py ] || { echo "error: no nbgrader course in $(COURSE_DIR); run 'make assignments' first." >&2; exit 1; }
 	cd $(COURSE_DIR) && jupyter lab --ServerApp.root_dir=. --LabApp.default_url=/formgrader --ip=127.0.0.1 --port=$(FORMGRADER_PORT) $(ALLOW_ROOT) $(LAB_ARGS)
+
+.PHONY: hub hub-venv
+hub-venv: $(HUB_STAMP)
+
+$(HUB_STAMP): pyproject.toml etc/hub/requirements.txt
+	@command -v npm >/dev/null 2>&1 || \
+	  { echo "error: the hub's proxy, configurable-http-proxy, comes from npm, which is missing (Debian: apt-get install npm)." >&2; exit 1; }
+	@[ -x $(HUB_VENV)/bin/python ] || { $(HUB_PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 10))' && $(HUB_PYTHON) -m venv $(HUB_VENV); } || \
+	  { echo "error: no class environment from '$(HUB_PYTHON)' (Python 3.10+ with venv, one every user can run); name another: make hub HUB_PYTHON=/usr/bin/python3.X" >&2; exit 1; }
+	$(HUB_VENV)/bin/python -m pip install --upgrade pip
+	$(HUB_VENV)/bin/python -m pip install -e '.[$(LAB_EXTRAS)]' -r etc/hub/requirements.txt --config-settings editable_mode=compat
+	npm install --prefix $(HUB_VENV)/lib/node configurable-http-proxy@4
+	@touch $@
+
+# The hub in the foreground (Ctrl-C stops it, and the users' servers); scripts/hub.py says
+# what is wrong before it makes anything (a bad roster, a port in use, not root).
+hub: $(HUB_STAMP)
+	$(HUB_VENV)/bin/python scripts/hub.py --roster $(ROSTER) --port $(HUB_PORT) --hub-dir $(HUB_DIR) $(HUB_ARGS)
