@@ -5,13 +5,10 @@ MXNet keeps the weights of model ``name`` in ``$MXNET_HOME/models/<name>-<hash>.
 the SHA-1 of the published file. gluonedu looks there and never downloads: a missing
 file raises an error naming the exact path to put it at.
 
-Files in MXNet's own binary NDArray format (those MXNet publishes, recognised by their
-SHA-1) cannot be read by gluonedu yet; weights saved with gluonedu's
-``save_parameters`` under that name are loaded.
+The file may be one MXNet published or saved (MXNet's binary format) or one gluonedu's
+``save_parameters`` wrote: ``load_parameters`` reads both.
 """
-import hashlib
 import os
-import zipfile
 
 from ...base import MXNetError
 
@@ -84,22 +81,6 @@ def get_model_file(name, root=None):
     return path
 
 
-def _sha1(path):
-    digest = hashlib.sha1()
-    with open(path, 'rb') as f:
-        for chunk in iter(lambda: f.read(1 << 20), b''):
-            digest.update(chunk)
-    return digest.hexdigest()
-
-
 def load_pretrained(net, name, root=None, ctx=None):
     """Load model ``name``'s weights from the model store into ``net``."""
-    path = get_model_file(name, root)
-    if not zipfile.is_zipfile(path):
-        published = _sha1(path) == _SHA1[name]
-        raise MXNetError(
-            "%s is %s: MXNet's binary .params format, which gluonedu cannot read yet. It "
-            "loads weights that gluonedu's save_parameters wrote under this file name; or "
-            "use pretrained=False." % (path, "MXNet's published file" if published
-                                       else 'not a file gluonedu wrote, maybe in'))
-    net.load_parameters(path, ctx=ctx)
+    net.load_parameters(get_model_file(name, root), ctx=ctx)
