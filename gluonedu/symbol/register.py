@@ -18,7 +18,7 @@ from .. import attribute
 from ..base import MXNetError
 from .. import name as _name
 from ..ndarray import registry
-from .graph import Node, check_single_output, is_dunder, normalize_attr_keys
+from .graph import HIDDEN_KEYS, Node, check_single_output, is_dunder, normalize_attr_keys
 from .symbol import Symbol
 
 __all__ = ['create', 'make_function', 'function']
@@ -86,7 +86,9 @@ def _check_symbol(op, key, value):
 
 def _new_node(op, hint, inputs, given, name, attr):
     attrs = attribute.current().get(attr)
-    for key in [k for k in given if is_dunder(k)]:
+    # __attribute__s, and MXNet's hidden keys given plainly (lr_mult=0: the node and the
+    # variables it makes carry __lr_mult__)
+    for key in [k for k in given if is_dunder(k) or k in HIDDEN_KEYS]:
         attrs[key] = str(given.pop(key))
     attrs = normalize_attr_keys(attrs)
     if op.variadic and op.count_param == 'num_args':

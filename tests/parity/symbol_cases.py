@@ -138,6 +138,16 @@ out['scoped'] = fc.attr_dict()
 fc._set_attr(__note__='n')
 out['set'] = fc.list_attr()
 '''),
+    _case('operator_hidden_keys', '''
+data = mx.sym.Variable('data')
+bias = mx.sym.Variable('fc1_bias', lr_mult=1.0)
+fc1 = mx.sym.FullyConnected(data=data, bias=bias, name='fc1', num_hidden=10, lr_mult=0)
+fc2 = mx.sym.FullyConnected(data=fc1, name='fc2', num_hidden=10, wd_mult=0.5,
+                            ctx_group='dev1')
+out['attr_dict'] = fc2.attr_dict()
+out['list_attr'] = fc1.list_attr()
+out['json'] = fc2.tojson()
+'''),
     _case('variable_attribute_errors', '''
 mx.sym.var('w', colour='red')
 '''),
