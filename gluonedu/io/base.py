@@ -68,3 +68,22 @@ class DataIter:
 
     def getpad(self):
         """How many examples at the end of the current batch are padding (int)."""
+
+
+class BatchHoldingIter(DataIter):
+    """A DataIter whose :meth:`iter_next` keeps the whole batch in ``current_batch`` (an
+    iterator over other iterators): the accessors read it."""
+
+    current_batch = None
+
+    def getdata(self):
+        return self.current_batch.data
+
+    def getlabel(self):
+        return self.current_batch.label
+
+    def getindex(self):
+        return self.current_batch.index
+
+    def getpad(self):
+        return self.current_batch.pad

@@ -1,13 +1,13 @@
 """PrefetchingIter: reads the next batch of other iterators in background threads."""
 import threading
 
-from .base import DataIter
+from .base import BatchHoldingIter
 from .desc import DataBatch, DataDesc
 
 __all__ = ['PrefetchingIter']
 
 
-class PrefetchingIter(DataIter):
+class PrefetchingIter(BatchHoldingIter):
     """Read the next batch of one or more iterators in the background, one thread each.
 
     While the caller works on a batch, each thread already reads its iterator's next one,
@@ -100,18 +100,6 @@ class PrefetchingIter(DataIter):
         if self.iter_next():
             return self.current_batch
         raise StopIteration
-
-    def getdata(self):
-        return self.current_batch.data
-
-    def getlabel(self):
-        return self.current_batch.label
-
-    def getindex(self):
-        return self.current_batch.index
-
-    def getpad(self):
-        return self.current_batch.pad
 
 
 def _renamed(descs_per_iter, renames):

@@ -1,10 +1,10 @@
 """ResizeIter: an epoch of a fixed number of batches from any iterator."""
-from .base import DataIter
+from .base import BatchHoldingIter
 
 __all__ = ['ResizeIter']
 
 
-class ResizeIter(DataIter):
+class ResizeIter(BatchHoldingIter):
     """Make an epoch of ``size`` batches from ``data_iter``, whatever its own length.
 
     When ``data_iter`` runs out before ``size`` batches, it is reset and read on; when it
@@ -58,15 +58,3 @@ class ResizeIter(DataIter):
             self.current_batch = self.data_iter.next()
         self.cur += 1
         return True
-
-    def getdata(self):
-        return self.current_batch.data
-
-    def getlabel(self):
-        return self.current_batch.label
-
-    def getindex(self):
-        return self.current_batch.index
-
-    def getpad(self):
-        return self.current_batch.pad
