@@ -1,0 +1,155 @@
+"""Every optimizer kernel's CUDA body compiles for the GPUs CuPy targets, and computes
+what its Python rule computes — with no GPU.
+
+The CuPy backend hands each Kernel's C body to ``cupy.ElementwiseKernel`` (NVRTC, at the
+first fused step on a GPU), so a typo in a body would show only on a GPU — which neither
+CI nor most sessions have. Here each body is wrapped as CuPy wraps it (the inputs as
+``const float`` values, ``raw`` inputs as arrays, the outputs as ``float &``
+references to the element, one thread per element) and the whole set is compiled by
+nvcc for sm_80 (A100) and sm_90 (H100), to machine code, with ``--fmad=false`` as the
+backend compiles them. The same bodies, as a loop on the CPU compiled by the system's C++
+compiler (no contraction either), run on random inputs and give bit for bit the float32
+values of the Python rule applied element by element. Skipped, naming why, where nvcc
+or a C++ compiler is missing.
+"""
+import ctypes
+import shutil
+import subprocess
+
+import numpy as np
+
+import pytest
+
+import gluonedu  # noqa: F401  (registers every optimizer's kernels)
+from gluonedu.optimizer._fused.cupy_backend import kernel_source
+from gluonedu.optimizer.fastpath import KERNELS
+
+ARCHITECTURES = ('sm_80', 'sm_90')
+TYPES = {'float32': 'float', 'int32': 'int'}
+
+
+def _parameters(text):
+    """``[(raw, C type, name)]`` of an ElementwiseKernel parameter list."""
+    out = []
+    for item in filter(None, (p.strip() for p in text.split(','))):
+        words = item.split()
+        raw = words[0] == 'raw'
+        dtype, name = words[-2:]
+        out.append((raw, TYPES[dtype], name))
+    return out
+
+
+def elementwise_source(kernel, device=True):
+    """``kernel`` as a CUDA kernel that does what CuPy's ElementwiseKernel makes of it
+    (``device=False``: the same body as a loop on the CPU)."""
+    in_params, out_params, body = kernel_source(kernel)
+    inputs, outputs = _parameters(in_params), _parameters(out_params)
+    scalars = set(kernel.constants)
+    args, loads = ['const int _n'], []
+    for raw, ctype, name in inputs:
+        if raw:
+            args.append('const %s* __restrict__ %s' % (ctype, name))
+        elif name in scalars:
+            args.append('const %s %s' % (ctype, name))
+        else:
+            args.append('const %s* __restrict__ _in_%s' % (ctype, name))
+            loads.append('const %s %s = _in_%s[i];' % (ctype, name, name))
+    for _, ctype, name in outputs:
+        args.append('%s* __restrict__ _out_%s' % (ctype, name))
+        loads.append('%s &%s = _out_%s[i];' % (ctype, name, name))
+    header, loop = (('__global__ ', 'int i = blockIdx.x * blockDim.x + threadIdx.x; i < _n; '
+                     'i += blockDim.x * gridDim.x') if device else ('', 'int i = 0; i < _n; ++i'))
+    return '''extern "C" %svoid gluonedu_%s(%s) {
+    for (%s) {
+        %s
+        %s
+    }
+}
+''' % (header, kernel.name, ', '.join(args), loop, '\n        '.join(loads), body)
+
+
+def test_every_kernel_has_a_cuda_body():
+    assert KERNELS and all(k.cuda for k in KERNELS.values()), \
+        [name for name, k in KERNELS.items() if not k.cuda]
+
+
+@pytest.mark.parametrize('arch', ARCHITECTURES)
+def test_every_cuda_body_compiles(arch, tmp_path):
+    nvcc = shutil.which('nvcc')
+    if nvcc is None:
+        pytest.skip('nvcc (the CUDA toolkit) is not installed: the CUDA bodies are not compiled')
+    source = tmp_path / 'kernels.cu'
+    source.write_text('\n'.join(elementwise_source(k) for _, k in sorted(KERNELS.items())))
+    built = subprocess.run([nvcc, '--cubin', '-arch=%s' % arch, '--fmad=false',
+                            '-Werror', 'all-warnings', '-o', str(tmp_path / 'kernels.cubin'),
+                            str(source)], capture_output=True, text=True)
+    assert built.returncode == 0, built.stderr[-5000:]
+    symbols = (tmp_path / 'kernels.cubin').read_bytes()
+    for name in KERNELS:
+        assert ('gluonedu_%s' % name).encode() in symbols, name
+
+
+N = 64
+
+
+def _inputs(kernel, rng):
+    """Random float32 arrays (states positive, as the rules keep them), per-segment scalars
+    and constants of ``kernel``; every element in one segment."""
+    arrays = {name: (rng.uniform(-1, 1, N) if name in ('weight', 'grad')
+                     else rng.uniform(0.1, 1, N)).astype(np.float32) for name in kernel.arrays}
+    scalars = {name: np.float32(rng.uniform(0.1, 0.9))
+               for name in kernel.per_parameter + kernel.constants}
+    return arrays, scalars
+
+
+def _by_the_rule(kernel, arrays, scalars):
+    """The written arrays after the Python rule ran on each element, in float32."""
+    out = {name: np.empty(N, np.float32) for name in kernel.writes}
+    for i in range(N):
+        values = kernel.rule(**{name: arrays[name][i] for name in kernel.arrays}, **scalars)
+        values = values if isinstance(values, tuple) else (values,)
+        for name, value in zip(kernel.writes, values):
+            out[name][i] = value
+    return out
+
+
+def _by_the_body(library, kernel, arrays, scalars):
+    """The written arrays after the C body ran on the CPU (``library``: the compiled set)."""
+    in_params, out_params, _ = kernel_source(kernel)
+    written = {name: arrays[name].copy() for name in kernel.writes}
+    pointer = lambda a: a.ctypes.data_as(ctypes.c_void_p)   # noqa: E731
+    args = [ctypes.c_int(N)]
+    for raw, _, name in _parameters(in_params):
+        if raw:
+            args.append(pointer(np.full(1, scalars[name[:-len('_seg')]], np.float32)))
+        elif name == 'seg_id':
+            args.append(pointer(np.zeros(N, np.int32)))
+        elif name in scalars:
+            args.append(ctypes.c_float(scalars[name]))
+        else:
+            args.append(pointer(arrays[name]))
+    args += [pointer(written[name]) for _, _, name in _parameters(out_params)]
+    getattr(library, 'gluonedu_' + kernel.name)(*args)
+    return written
+
+
+def test_every_cuda_body_computes_its_rule_on_the_cpu(tmp_path):
+    compiler = shutil.which('g++') or shutil.which('c++')
+    if compiler is None:
+        pytest.skip('no C++ compiler: the CUDA bodies are not run on the CPU')
+    source = tmp_path / 'kernels.cpp'
+    source.write_text('#include <cmath>\n' + '\n'.join(
+        elementwise_source(k, device=False) for _, k in sorted(KERNELS.items())))
+    built = subprocess.run([compiler, '-O1', '-ffp-contract=off', '-fno-fast-math', '-shared',
+                            '-fPIC', '-o', str(tmp_path / 'kernels.so'), str(source)],
+                           capture_output=True, text=True)
+    assert built.returncode == 0, built.stderr[-5000:]
+    library = ctypes.CDLL(str(tmp_path / 'kernels.so'))
+    rng = np.random.default_rng(0)
+    for name, kernel in sorted(KERNELS.items()):
+        arrays, scalars = _inputs(kernel, rng)
+        expected = _by_the_rule(kernel, arrays, scalars)
+        got = _by_the_body(library, kernel, arrays, scalars)
+        for written in kernel.writes:
+            np.testing.assert_array_equal(got[written], expected[written],
+                                          err_msg='%s: %s' % (name, written))
