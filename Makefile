@@ -19,6 +19,7 @@
 #                 Unix user per line of ROSTER, each student's JupyterLab run as that user,
 #                 the course in the instructor's home and nbgrader's exchange (docs/hub.md)
 #   make hub-venv - the class environment (.venv-hub) `make hub` runs from, only
+#   make cuda-check - compile the optimizers' CUDA kernels and run them on the CPU (no GPU)
 #   make api-coverage - which of MXNet 1.9.1's public names gluonedu has, lacks, or leaves
 #                 out on purpose: docs/api-coverage.md (scripts/api_coverage.py)
 #   make ref-venv - build the MXNet 1.9.1 reference environment (the parity oracle) only
@@ -94,7 +95,7 @@ TEST_VAR := $(abspath $(DEV_VENV))/var
 # reopens with its widgets rather than "model not found".
 LAB_OVERRIDES := etc/jupyterlab/overrides.json
 
-.PHONY: all venv lab test execute docs parity api-coverage clean ref-venv chromium
+.PHONY: all venv lab test execute docs parity api-coverage cuda-check clean ref-venv chromium
 
 all: test
 
@@ -168,6 +169,11 @@ execute: $(STAMP)
 docs: $(STAMP)
 	$(VENV_PYTHON) -m sphinx -W --keep-going -q -b html docs $(DOCS_BUILD)
 	@echo "the API reference and the curriculum: $(DOCS_BUILD)/index.html"
+
+# The optimizers' CUDA bodies compiled for sm_80 and sm_90 and run on the CPU against their
+# Python rules, without a GPU (nvcc and a C++ compiler; `make test` runs it too).
+cuda-check: $(STAMP)
+	$(VENV_PYTHON) -m pytest -n 0 -q -rs tests/optimizer/test_cuda_kernels_compile.py
 
 parity: export GLUONEDU_MXNET_PYTHON = $(MXNET_PYTHON)
 parity: $(STAMP) $(REF_STAMP)
