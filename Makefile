@@ -145,10 +145,11 @@ test: export MPLBACKEND          = Agg
 # tests/test_exercise_mutants.py runs every lesson and exercise without them as well.
 test execute: export OPENBLAS_NUM_THREADS = 1
 test execute: export OPENBLAS_CORETYPE    = Haswell
-# Parity tests skip (naming why) without a working oracle, but fail when CI is set.
+# Parity tests skip (naming why) without a working oracle, but fail when CI is set. The
+# slowest tests are listed at the end: the whole of make test must stay under 20 minutes.
 test: export GLUONEDU_MXNET_PYTHON = $(MXNET_PYTHON)
 test: $(STAMP) $(REF_STAMP) chromium $(HUB_TEST_ENV)
-	$(VENV_PYTHON) -m pytest tests $(CURRICULUM) --nbval --nbval-current-env --nbval-sanitize-with nbval_sanitize.cfg -n $(PYTEST_WORKERS) --dist loadfile $(PYTEST_ARGS)
+	$(VENV_PYTHON) -m pytest tests $(CURRICULUM) --nbval --nbval-current-env --nbval-sanitize-with nbval_sanitize.cfg -n $(PYTEST_WORKERS) --dist loadfile --durations=15 $(PYTEST_ARGS)
 	@echo "the curriculum again without the BLAS pins (OPENBLAS_NUM_THREADS=2, the machine's own kernels)"
 	@env -u OPENBLAS_CORETYPE OPENBLAS_NUM_THREADS=2 $(VENV_PYTHON) -m pytest $(CURRICULUM) --nbval --nbval-current-env --nbval-sanitize-with nbval_sanitize.cfg -n $(PYTEST_WORKERS) --dist loadfile -p no:cacheprovider $(PYTEST_ARGS) || [ $$? -eq 5 ]
 
