@@ -18,12 +18,12 @@ from ``--mxnet-python`` (default ``$GLUONEDU_MXNET_PYTHON``, else
 ``.venv-mxnet/bin/python``); if it is missing, gluonedu's rows still print.
 """
 import argparse
-import json
 import os
 import platform
-import subprocess
 import sys
 import textwrap
+
+from conv import run   # one subprocess's timings (the thread counts pinned)
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 VOCAB, HIDDEN, LAYERS, STEPS, BATCH = 60, 128, 2, 35, 32
@@ -82,20 +82,6 @@ MXNET_MAIN = DRIVER + textwrap.dedent('''
 ''')
 
 COLUMNS = ('gluonedu', 'gluonedu-reference', 'mxnet', 'mxnet-hybrid')
-
-
-def run(python, source, args, threads):
-    """One subprocess's timings, or the reason it gave none."""
-    if not python or not os.path.exists(python):
-        return 'not found: %s' % python
-    env = dict(os.environ, OMP_NUM_THREADS=str(threads), OPENBLAS_NUM_THREADS=str(threads),
-               MKL_NUM_THREADS=str(threads), NUMBA_NUM_THREADS=str(threads))
-    env.pop('PYTHONPATH', None)
-    proc = subprocess.run([python, '-c', source] + [str(a) for a in args], capture_output=True,
-                          text=True, env=env, timeout=3600)
-    if proc.returncode != 0:
-        return 'failed: ' + (proc.stderr.strip().splitlines() or ['?'])[-1][:100]
-    return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
 def main():
