@@ -1,5 +1,5 @@
-"""A lesson run and saved in JupyterLab reopens with its widgets, and opening one changes
-nothing on disk: notebooks 03 and 11 as a class uses them, in headless Chromium.
+"""A lesson run and saved in JupyterLab reopens with its widgets: notebooks 03 and 11 as
+a class uses them, in headless Chromium.
 
 A teacher runs the lesson the evening before and opens it in class. The test serves
 copies of notebooks 03 and 11 with JupyterLab (this environment's, with the settings
