@@ -20,6 +20,7 @@ from .. import autograd, initializer, symbol
 from .. import ndarray as nd
 from ..base import MXNetError, mx_real_t
 from ..context import Context, cpu, current_context
+from ..util import is_np_shape
 from .utils import _brief_print_list, _indent, shape_is_known
 
 __all__ = ['DeferredInitializationError', 'Parameter', 'Constant', 'ParameterDict',
@@ -121,7 +122,9 @@ class Parameter:
 
     @property
     def shape(self):
-        """The shape; 0 marks a dimension not known yet."""
+        """The shape; 0 marks a dimension not known yet (-1 under ``mx.np_shape()``)."""
+        if self._shape is not None and is_np_shape():
+            return tuple(-1 if dim == 0 else dim for dim in self._shape)
         return self._shape
 
     @shape.setter
@@ -231,7 +234,7 @@ class Parameter:
             ctx = [ctx]
         if init is None:
             init = default_init if self.init is None else self.init
-        if not shape_is_known(self._shape):
+        if not shape_is_known(self.shape):
             if self._allow_deferred_init:
                 self._deferred_init = (init, ctx, default_init, None)
                 return
@@ -247,7 +250,7 @@ class Parameter:
             return
         init, ctx, default_init, data = self._deferred_init
         self._deferred_init = ()
-        if not shape_is_known(self._shape):
+        if not shape_is_known(self.shape):
             raise AssertionError("Cannot initialize Parameter '%s' because its shape %s is "
                                  "still unknown. Give layers their input sizes (in_units, "
                                  "in_channels, ...)." % (self.name, self._shape))

@@ -21,6 +21,7 @@ import numpy as np
 from .. import ndarray as nd
 from ..instrument.events import BUS
 from ..ndarray import NDArray
+from ..util import is_np_shape
 
 __all__ = ['split_data', 'split_and_load', 'clip_global_norm', 'check_sha1', 'shape_is_known',
            'HookHandle']
@@ -191,18 +192,23 @@ def _brief_print_list(lst, limit=7):
 def shape_is_known(shape):
     """Whether every dimension of ``shape`` is known.
 
-    As MXNet 1.x (legacy shape semantics), 0 marks an unknown dimension, which deferred
-    initialization fills in later; ``None`` and the empty shape ``()`` count as unknown.
-    A negative dimension is an error (``AssertionError``, as MXNet).
+    As MXNet 1.x: in the legacy shape semantics 0 marks an unknown dimension (deferred
+    initialization fills it in later) and the empty shape ``()`` counts as unknown; under
+    ``mx.np_shape()`` -1 marks it, 0 is a dimension of size zero and ``()`` a scalar's
+    shape. ``None`` is unknown. A dimension below the unknown mark is an error
+    (``AssertionError``, as MXNet).
     """
-    if shape is None or len(shape) == 0:
+    if shape is None:
         return False
+    unknown = -1 if is_np_shape() else 0
+    if len(shape) == 0:
+        return unknown == -1
     for dim in shape:
-        if dim == 0:
+        if dim == unknown:
             return False
-        if dim < 0:
-            raise AssertionError("a shape dimension cannot be negative, got %s in %s"
-                                 % (dim, tuple(shape)))
+        if dim < unknown:
+            raise AssertionError("a shape dimension cannot be below %d, got %s in %s"
+                                 % (unknown, dim, tuple(shape)))
     return True
 
 

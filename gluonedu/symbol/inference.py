@@ -18,6 +18,7 @@ import numpy as np
 from .. import autograd
 from ..base import MXNetError, DTYPE_FROM_MX
 from ..context import cpu
+from ..util import is_np_shape
 from .. import ndarray as nd
 from ..ndarray import infer as rules
 from ..ndarray.registry import Shape, numpy_dtype
@@ -128,6 +129,8 @@ def _shape_hint(node):
     except Exception:  # pylint: disable=broad-except
         raise MXNetError('variable %s has an invalid __shape__ attribute %r'
                          % (node.name, text)) from None
+    if is_np_shape():  # -1 marks an unknown size there (a Parameter's var); here 0 does
+        shape = tuple(0 if n == -1 else n for n in shape)
     if any(n < 0 for n in shape):
         raise MXNetError('variable %s has a negative size in its __shape__ %r'
                          % (node.name, text))
