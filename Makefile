@@ -90,10 +90,16 @@ ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root)
 # Everything jupyter / IPython / matplotlib write during tests stays inside the venv.
 TEST_VAR := $(abspath $(DEV_VENV))/var
 
-# JupyterLab settings both environments carry (<venv>/share/jupyter/lab/settings): the
-# widget manager saves widget state with the notebook, so that a notebook run and saved
-# reopens with its widgets rather than "model not found".
+# JupyterLab settings every environment with a lab carries (<venv>/share/jupyter/lab/settings):
+# the widget manager saves widget state with the notebook, so that a notebook run and saved
+# reopens with its widgets rather than "model not found". And the server's pre-save hook
+# (<venv>/etc/jupyter): a save keeps the saved state of the widgets the outputs still show
+# but the kernel no longer holds (a lesson opened and saved before its cells run again).
 LAB_OVERRIDES := etc/jupyterlab/overrides.json
+LAB_SERVER_CONFIG := etc/jupyter/jupyter_server_config.json
+install_lab_config = mkdir -p $(1)/share/jupyter/lab/settings $(1)/etc/jupyter && \
+  cp $(LAB_OVERRIDES) $(1)/share/jupyter/lab/settings/ && \
+  cp $(LAB_SERVER_CONFIG) $(1)/etc/jupyter/
 
 .PHONY: all venv lab test execute docs parity api-coverage cuda-check clean ref-venv chromium
 
@@ -115,14 +121,14 @@ $(LAB_PYTHON) $(VENV_PYTHON):
 # settings. The developers' environment holds what the lab's does, and more. Editable in
 # compat mode: the clone on sys.path as a plain entry, so that a folder named gluonedu
 # where Python starts (the one holding the clone) cannot shadow the package.
-$(LAB_STAMP): pyproject.toml $(LAB_OVERRIDES) | $(LAB_PYTHON)
+$(LAB_STAMP): pyproject.toml $(LAB_OVERRIDES) $(LAB_SERVER_CONFIG) | $(LAB_PYTHON)
 	$(LAB_PYTHON) -m pip install -e '.[$(LAB_EXTRAS)]' --config-settings editable_mode=compat
-	@mkdir -p $(VENV)/share/jupyter/lab/settings && cp $(LAB_OVERRIDES) $(VENV)/share/jupyter/lab/settings/
+	@$(call install_lab_config,$(VENV))
 	@touch $@
 
-$(STAMP): pyproject.toml $(LAB_OVERRIDES) | $(VENV_PYTHON)
+$(STAMP): pyproject.toml $(LAB_OVERRIDES) $(LAB_SERVER_CONFIG) | $(VENV_PYTHON)
 	$(VENV_PYTHON) -m pip install -e '.[$(TEST_EXTRAS)]' --config-settings editable_mode=compat
-	@mkdir -p $(DEV_VENV)/share/jupyter/lab/settings && cp $(LAB_OVERRIDES) $(DEV_VENV)/share/jupyter/lab/settings/
+	@$(call install_lab_config,$(DEV_VENV))
 	@touch $@ $(DEV_VENV)/.installed-lab
 
 lab: $(LAB_STAMP)
@@ -261,7 +267,7 @@ formgrader: $(STAMP)
 .PHONY: hub hub-venv
 hub-venv: $(HUB_STAMP)
 
-$(HUB_STAMP): pyproject.toml etc/hub/requirements.txt
+$(HUB_STAMP): pyproject.toml etc/hub/requirements.txt $(LAB_OVERRIDES) $(LAB_SERVER_CONFIG)
 	@command -v npm >/dev/null 2>&1 || \
 	  { echo "error: the hub's proxy, configurable-http-proxy, comes from npm, which is missing (Debian: apt-get install npm)." >&2; exit 1; }
 	@[ -x $(HUB_VENV)/bin/python ] || { $(HUB_PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 10))' && $(HUB_PYTHON) -m venv $(HUB_VENV); } || \
@@ -269,6 +275,7 @@ $(HUB_STAMP): pyproject.toml etc/hub/requirements.txt
 	$(HUB_VENV)/bin/python -m pip install --upgrade pip
 	$(HUB_VENV)/bin/python -m pip install -e '.[$(LAB_EXTRAS)]' -r etc/hub/requirements.txt --config-settings editable_mode=compat
 	npm install --prefix $(HUB_VENV)/lib/node configurable-http-proxy@4
+	@$(call install_lab_config,$(HUB_VENV))
 	@touch $@
 
 # The hub in the foreground (Ctrl-C stops it, and the users' servers); scripts/hub.py says

@@ -3,6 +3,7 @@
 Every ``make`` here gets its VENV, DEV_VENV and REF_VENV under a temp dir that does not
 exist, so nothing it could run would touch a real environment.
 """
+import importlib
 import json
 import os
 import re
@@ -58,12 +59,20 @@ def test_the_developers_tools_never_touch_the_labs_environment(tmp_path, target)
     assert str(tmp_path / 'lab') not in recipes
 
 
-def test_both_environments_save_widget_state_with_the_notebook(tmp_path):
-    for target, venv in (('lab', 'lab'), ('test', 'dev')):
+def test_every_environment_with_a_lab_saves_widget_state_with_the_notebook(tmp_path):
+    """The lab's, the developers' and the class's (`make hub`) environments carry the
+    widget manager's saveState and the server's hook that keeps restored widgets."""
+    server_config = 'etc/jupyter/jupyter_server_config.json'
+    for target, venv in (('lab', 'lab'), ('test', 'dev'), ('hub-venv', 'hub')):
+        recipes = _dry_run(target, tmp_path)
         settings = tmp_path / venv / 'share' / 'jupyter' / 'lab' / 'settings'
-        assert 'cp etc/jupyterlab/overrides.json %s/' % settings in _dry_run(target, tmp_path)
+        assert 'cp etc/jupyterlab/overrides.json %s/' % settings in recipes
+        assert 'cp %s %s/' % (server_config, tmp_path / venv / 'etc' / 'jupyter') in recipes
     overrides = json.loads((ROOT / 'etc' / 'jupyterlab' / 'overrides.json').read_text())
     assert overrides['@jupyter-widgets/jupyterlab-manager:plugin'] == {'saveState': True}
+    hook = json.loads((ROOT / server_config).read_text())['ContentsManager']['pre_save_hook']
+    module, name = hook.rsplit('.', 1)
+    assert callable(getattr(importlib.import_module(module), name))
 
 
 def test_no_recipe_echoes_an_error_text_when_it_succeeds():
