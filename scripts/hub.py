@@ -198,6 +198,25 @@ def delete_user(name):
     subprocess.run(['userdel', '--remove', name], check=True, capture_output=True)
 
 
+def remove_users(names):
+    """Kill every process of the accounts ``names`` (servers, kernels a hub's stop left)
+    and remove the accounts and their homes; accounts that do not exist are skipped."""
+    import psutil
+    existing = {account.pw_name: account.pw_uid for account in pwd.getpwall()}
+    names = [name for name in names if name in existing]
+    uids = {existing[name] for name in names}
+    left = [proc for proc in psutil.process_iter(['uids'])
+            if proc.info['uids'] and proc.info['uids'].real in uids]
+    for proc in left:
+        try:
+            proc.kill()
+        except psutil.NoSuchProcess:
+            pass
+    psutil.wait_procs(left, timeout=10)
+    for name in names:
+        delete_user(name)
+
+
 def run_as(name, argv, env, cwd=None, **kwargs):
     """Run ``argv`` as the user ``name`` with exactly the environment ``env`` (plus the
     user's HOME, USER and LOGNAME), in ``cwd`` (default: the user's home)."""

@@ -89,16 +89,6 @@ def _test_points(notebook, exercises):
                        for k in exercises))
 
 
-def _kill_processes_of(users):
-    import psutil
-    uids = {pwd.getpwnam(name).pw_uid for name in users}
-    left = [proc for proc in psutil.process_iter(['uids']) if proc.info['uids']
-            and proc.info['uids'].real in uids]
-    for proc in left:
-        proc.kill()
-    psutil.wait_procs(left, timeout=10)
-
-
 class Class:
     """The running hub and what the test knows of it."""
 
@@ -201,12 +191,7 @@ def a_class(requests_module):
     finally:
         if the_hub is not None:
             the_hub.stop()
-        existing = {p.pw_name for p in pwd.getpwall()}
-        made = [name for name in made if name in existing]
-        if made:
-            _kill_processes_of(made)
-        for name in made:
-            hub.delete_user(name)
+        hub.remove_users(made)
         shutil.rmtree(work, ignore_errors=True)
 
 
