@@ -86,5 +86,5 @@ def keep_restored_widgets(model, path, contents_manager, **_):
         return
     added = merge_restored(notebook, saved)
     if added:
-        contents_manager.log.info('kept the saved state of %d widget models that %s '
-                                  'still shows', added, path)
+        contents_manager.log.info('%s: kept %d widget models of the saved state (its '
+                                  'outputs show models the kernel does not hold)', path, added)

@@ -1,18 +1,16 @@
-"""A lesson run and saved in JupyterLab reopens with its widgets: notebooks 03 and 11 as
-a class uses them, in headless Chromium.
+"""A lesson saved in JupyterLab reopens with its widgets, whether it was saved as opened
+or after Run All: notebooks 03 and 11 as a class uses them, in headless Chromium.
 
-A teacher runs the lesson the evening before and opens it in class. The test serves
-copies of notebooks 03 and 11 with JupyterLab (this environment's, with the settings
-`make lab` installs), opens each, waits until its kernel is running, runs all cells from
-the Run menu and saves. The saved widget state must hold every model the outputs show.
+A student opens a lesson and saves it (or autosave does) before running it; a teacher
+runs it the evening before and opens it in class. The test serves copies of notebooks
+03 and 11 with JupyterLab (this environment's, with the settings and the server hook
+`make lab` installs), opens each, waits until its kernel is running and saves: the file
+is the committed one, byte for byte (JupyterLab's widget manager sends the state of
+live widgets only, none yet: the hook keeps the saved state). Then it runs all cells
+from the Run menu and saves: the saved widget state holds every model the outputs show.
 Then the lab is stopped and started again (the same trust database, as on the next day)
 and each notebook reopened: every widget is drawn from the saved state, and none says
 "Error displaying widget". Screenshots go to ``artifacts/``.
-
-Not claimed: that saving a freshly opened notebook leaves it as committed. Once its
-kernel runs, JupyterLab's widget manager saves the state of live widgets only, so a save
-before Run All writes an empty widget state (tests/test_notebook_files.py checks the
-server-side save, which keeps the bytes).
 """
 import json
 import shutil
@@ -111,11 +109,19 @@ def _run_all(page):
     page.wait_for_selector(KERNEL_IDLE, timeout=RUN_ALL_S * 1000)
 
 
-def _save(page):
+def _save(page, path):
+    """Save with Ctrl+S (JupyterLab saves a notebook that is not modified, too) and wait
+    until the file on disk is rewritten and the tab is clean."""
+    before = path.stat().st_mtime_ns
     page.locator('.jp-Notebook').first.click()
     page.keyboard.press('Control+s')
     page.wait_for_function('selector => !document.querySelector(selector)', arg=DIRTY_TAB,
                            timeout=SAVE_S * 1000)
+    deadline = time.monotonic() + SAVE_S
+    while path.stat().st_mtime_ns == before:
+        if time.monotonic() > deadline:
+            raise TimeoutError('%s was not written within %d s' % (path.name, SAVE_S))
+        page.wait_for_timeout(100)
 
 
 def _fail(page, log, what):
@@ -136,8 +142,12 @@ def test_a_lesson_run_and_saved_reopens_with_its_widgets(browser_page, tmp_path)
         for name in NOTEBOOKS:
             try:
                 _open(page, base, token, name)
+                _save(page, root / name)
+                # Saved as opened: as committed (git stays clean), widget state and all.
+                assert (root / name).read_bytes() == (ROOT / 'notebooks' / name).read_bytes(), \
+                    '%s saved as opened differs from the committed file' % name
                 _run_all(page)
-                _save(page)
+                _save(page, root / name)
             except AssertionError:
                 raise
             except Exception as error:  # a Playwright timeout: show what the page showed
