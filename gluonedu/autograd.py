@@ -238,9 +238,9 @@ class Function:
             raise MXNetError('%s.forward returned one of its inputs: inside record() the '
                              'outputs must be new arrays (return x.copy())'
                              % type(self).__name__)
-        for i, out in enumerate(outs):
-            _graph.record(out, inputs, lambda grad, i=i: self._input_grads(
-                outs, i, grad, len(inputs)), 'Function', i)
+        _graph.record_outputs(outs, inputs, [
+            lambda grad, i=i: self._input_grads(outs, i, grad, len(inputs))
+            for i in range(len(outs))], 'Function')
         return outputs
 
     def _input_grads(self, outs, index, grad, n_inputs):

@@ -461,13 +461,12 @@ class Block:
         self.collect_params().reset_ctx(ctx)
 
     def register_op_hook(self, callback, monitor_all=False):
-        """Not supported: operator-level monitoring needs MXNet's engine.
+        """Install ``callback`` on the HybridBlocks below (see HybridBlock.register_op_hook).
 
-        Use :meth:`register_forward_hook` to observe each Block's inputs and outputs.
+        A plain Block runs no graph: only its hybridized descendants call the hook.
         """
-        raise NotImplementedError(
-            "register_op_hook monitors MXNet engine operators, which gluonedu does not have. "
-            "Use register_forward_hook(hook) to observe each Block's inputs and outputs.")
+        for child in self._children.values():
+            child.register_op_hook(callback, monitor_all)
 
     # ------------------------------------------------------------------ calling
     def __call__(self, *args):
@@ -590,6 +589,7 @@ class HybridBlock(Block):
         self._flags = []
         self._backend = None
         self._backend_opts = {}
+        self._op_hook = None   # (callback, monitor_all) of register_op_hook
 
     def __setattr__(self, name, value):
         super().__setattr__(name, value)
@@ -642,6 +642,28 @@ class HybridBlock(Block):
     def cast(self, dtype):
         self._clear_cached_op()
         super().cast(dtype)
+
+    def register_op_hook(self, callback, monitor_all=False):
+        """Call ``callback(name, op_name, array)`` for every operator the hybridized graph
+        runs, as MXNet 1.9.1's CachedOp does: ``name`` (bytes) is the node's name and the
+        output's (``b'dense0_fwd_output'``), ``op_name`` the operator's
+        (``b'FullyConnected'``), ``array`` a view of the value. With ``monitor_all``, each
+        operator's inputs are reported first (``b'dense0_fwd_weight'``; ``b'..._input0'``
+        for operators that do not name them).
+
+        Only a hybridized Block's forward on NDArrays calls the hook (not its backward).
+        As in MXNet, the hook is installed on this Block and its direct children, and an
+        exception the callback raises is printed, not raised. ``callback=None`` removes it.
+        """
+        if callback is not None and not callable(callback):
+            raise TypeError('register_op_hook: callback must be a function '
+                            'callback(name, op_name, array) or None, got %r' % (callback,))
+        if not isinstance(monitor_all, int):  # (bool is an int, as MXNet takes it)
+            raise TypeError('register_op_hook: monitor_all must be True or False, got %r'
+                            % (monitor_all,))
+        self._op_hook = None if callback is None else (callback, monitor_all)
+        for child in self._children.values():
+            child._op_hook = self._op_hook
 
     def optimize_for(self, x, *args, backend=None, **kwargs):
         """Not supported: subgraph backends partition graphs for MXNet's accelerators."""
@@ -698,14 +720,22 @@ class HybridBlock(Block):
                     params[name]._finish_deferred_init()
         sources = [(True, data_index[name]) if name in data_index else (False, params[name])
                    for name in input_names]
-        self._cached_op = hybrid.CachedOp(out, sources)
+        flags = dict(self._flags)
+        self._cached_op = hybrid.CachedOp(out, sources, flags.get('static_alloc', False),
+                                          flags.get('inline_limit', 2))
 
     def _call_cached_op(self, *args):
         if self._cached_op is None:
             self._build_cache(*args)
+        hook = None
+        if self._op_hook is not None:
+            hook = hybrid.OpHook(self._cached_op.plan, *self._op_hook)
+            if len(self._flags) >= 2:  # MXNet 1.9.1 warns whenever hybridize() was called
+                warnings.warn('register_op_hook is experimental when static_alloc=True / '
+                              'static_shape=True and may not work correctly', stacklevel=4)
         flat, fmt = hybrid.flatten(args, 'input')
         hybrid.check_format(fmt, self._in_format)
-        out = self._cached_op([a for a in flat if a is not None])
+        out = self._cached_op([a for a in flat if a is not None], hook)
         return hybrid.regroup(out, self._out_format)
 
     def _deferred_infer_shape(self, *args):

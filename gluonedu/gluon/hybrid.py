@@ -11,11 +11,17 @@ Nested inputs and outputs (lists of arrays, None) are flattened into one list an
 *format* that :func:`regroup` uses to rebuild the structure, as MXNet does: 0 for an
 array, -1 for None, n > 1 for a symbol of n outputs, a list for a list.
 """
+import sys
+import traceback
+
+from .. import autograd
 from ..ndarray import NDArray
 from ..symbol import Symbol
+from ..symbol import monitor
 from ..symbol.executor import Plan
+from ..symbol.recorded import graph_operator, run_as_one_call
 
-__all__ = ['flatten', 'regroup', 'gather_type_ctx_info', 'CachedOp']
+__all__ = ['flatten', 'regroup', 'gather_type_ctx_info', 'CachedOp', 'OpHook']
 
 
 def gather_type_ctx_info(args):
@@ -98,14 +104,62 @@ def check_format(fmt, cached):
 
 class CachedOp:
     """A traced graph ready to run: each input of the graph comes from the call's arrays
-    (``(True, index)``) or a Parameter (``(False, parameter)``)."""
+    (``(True, index)``) or a Parameter (``(False, parameter)``).
 
-    def __init__(self, symbol, sources):
+    Inside ``autograd.record()``, as MXNet's CachedOp, a graph of at most ``inline_limit``
+    operators is recorded operator by operator ("inlined"), a larger one (or any, with
+    ``static_alloc``) as one call of the operator ``_CachedOp``: what
+    ``autograd.get_symbol`` shows. Gradients are the same either way.
+    """
+
+    def __init__(self, symbol, sources, static_alloc=False, inline_limit=2):
         self.plan = Plan(symbol)
         self.sources = sources
+        self.inline = not static_alloc and self.plan.num_operators <= inline_limit
+        self.op = graph_operator(symbol, self.plan)
 
-    def __call__(self, args):
-        """The graph's outputs for the call's (flattened, None-free) arrays."""
+    def __call__(self, args, hook=None):
+        """The graph's outputs for the call's (flattened, None-free) arrays; ``hook`` as
+        :meth:`Plan.run`'s."""
         inputs = [args[source] if is_data else source.data()
                   for is_data, source in self.sources]
-        return self.plan.run(inputs)
+        if self.inline or not autograd.is_recording():
+            return self.plan.run(inputs, hook)
+        return run_as_one_call(self.plan, self.op, inputs, hook)
+
+
+class OpHook:
+    """What ``HybridBlock.register_op_hook`` installs on a graph's run: for each operator,
+    ``callback(name, op name, array)`` for its outputs (and, with ``monitor_all``, first
+    for its inputs), the names as MXNet 1.9.1 gives them (:mod:`gluonedu.symbol.monitor`),
+    as bytes, and each array a view of the value. Outputs nothing reads are left out, as
+    MXNet leaves them (it does not compute them).
+    """
+
+    def __init__(self, plan, callback, monitor_all):
+        self._callback = callback
+        self._monitor_all = monitor_all
+        self._steps = []
+        for node, (_, _, _, first, n) in zip(plan.nodes, plan.steps):
+            prefix = node.name + '_'
+            ins = [(prefix + name).encode() for name in monitor.input_names(node.op,
+                                                                            node.params)]
+            outs = [(prefix + name).encode() if first + i in plan.used else None
+                    for i, name in enumerate(monitor.output_names(node.op, node.params))]
+            self._steps.append((node.op.name.encode(), ins, outs))
+
+    def __call__(self, step, arrays, are_outputs):
+        op_name, ins, outs = self._steps[step]
+        if not (are_outputs or self._monitor_all):
+            return
+        for name, array in zip(outs if are_outputs else ins, arrays):
+            if name is not None and array is not None:
+                self._report(name, op_name, array.detach())
+
+    def _report(self, name, op_name, array):
+        try:
+            self._callback(name, op_name, array)
+        except Exception:  # pylint: disable=broad-except
+            # As MXNet, whose engine calls the hook: the error is printed, the run goes on.
+            print('Exception ignored in the op hook %r:' % (self._callback,), file=sys.stderr)
+            traceback.print_exc()

@@ -7,8 +7,16 @@ heads in reverse topological order, sums the gradients reaching each array, and 
 them into the gradient buffers of the variables (arrays with ``attach_grad`` or Parameters)
 according to their ``grad_req``. Each variable it writes is marked as holding a fresh
 gradient; the Trainer's stale-gradient check reads that mark.
+
+The tape also names what it records, as MXNet's does for ``autograd.get_symbol``: each
+recorded call ``node_<n>``, each variable ``var<n>`` when it is marked, each array a
+recorded call reads without tracking it ``null<n>`` when first read. The numbers are
+MXNet's two process-wide counters (one for calls, one shared by ``var`` and ``null``).
+A ``null`` name lasts until a backward that does not retain the graph walks past it.
 """
+import itertools
 import threading
+from contextlib import contextmanager
 
 from ..base import MXNetError
 
@@ -17,6 +25,16 @@ class _State(threading.local):
     def __init__(self):
         self.recording = False
         self.training = False
+        self.naming = True   # False while a hybridized block records as one call
+
+
+_CALL_NUMBERS = itertools.count()
+_LEAF_NUMBERS = itertools.count()
+
+
+def variable_name():
+    """The name of a newly marked variable: ``var<n>``."""
+    return 'var%d' % next(_LEAF_NUMBERS)
 
 
 STATE = _State()
@@ -27,14 +45,19 @@ class Node:
 
     ``op`` names the operation: ``(Op, params)`` for an operator of the table (the outputs
     of one call share that tuple; ``index`` tells which output this is), else a name.
+    ``name`` is the call's (``node_<n>``; None for a call inside a hybridized block that
+    records as one); ``attrs`` its attributes as a graph gave them (None: the parameters
+    that differ from the defaults).
     """
-    __slots__ = ('inputs', 'backward', 'op', 'index')
+    __slots__ = ('inputs', 'backward', 'op', 'index', 'name', 'attrs')
 
-    def __init__(self, inputs, backward, op, index=0):
+    def __init__(self, inputs, backward, op, index, name):
         self.inputs = inputs
         self.backward = backward
         self.op = op
         self.index = index
+        self.name = name
+        self.attrs = None
 
     def op_name(self):
         """The operation's name (an operator's MXNet name), for messages."""
@@ -64,21 +87,93 @@ def is_tracked(arr):
     return arr._node is not None or (arr._grad_req is not None and arr._grad_req != 'null')
 
 
-def record(out, inputs, backward, op, index=0):
+def _name_call(inputs):
+    """The name of a call being recorded; its untracked inputs get their ``null`` names."""
+    if not STATE.naming:
+        return None
+    name = 'node_%d' % next(_CALL_NUMBERS)
+    for x in inputs:
+        if x._tape_name is None and not is_tracked(x):
+            x._tape_name = 'null%d' % next(_LEAF_NUMBERS)
+    return name
+
+
+def record(out, inputs, backward, op):
     """Attach a node to ``out`` if recording and any input is tracked; returns ``out``."""
     if STATE.recording and any(is_tracked(x) for x in inputs):
-        out._node = Node(tuple(inputs), backward, op, index)
+        inputs = tuple(inputs)
+        out._node = Node(inputs, backward, op, 0, _name_call(inputs))
     return out
+
+
+def record_outputs(outs, inputs, backwards, op):
+    """:func:`record` for a call of several outputs: ``backwards[i]`` maps the gradient of
+    ``outs[i]`` to the inputs' gradients; one node name for all."""
+    if STATE.recording and any(is_tracked(x) for x in inputs):
+        inputs = tuple(inputs)
+        name = _name_call(inputs)
+        for i, (out, backward) in enumerate(zip(outs, backwards)):
+            out._node = Node(inputs, backward, op, i, name)
+    return outs
+
+
+@contextmanager
+def unnamed():
+    """Record without naming calls or leaves: the calls inside one recorded as a whole."""
+    previous, STATE.naming = STATE.naming, False
+    try:
+        yield
+    finally:
+        STATE.naming = previous
+
+
+def stand_in(arr):
+    """A leaf with ``arr``'s data, tracked if ``arr`` is: where the calls recorded as a
+    whole start (:func:`grads_through` stops there)."""
+    leaf = arr.detach()
+    if is_tracked(arr):
+        leaf._grad_req = 'write'
+    return leaf
+
+
+def grads_through(head, leaves, grad):
+    """The gradients (raw arrays or None) that ``grad`` flowing into ``head`` gives the
+    stand-in ``leaves``; the graph between is kept for another call."""
+    if not is_tracked(head):
+        return (None,) * len(leaves)
+    found = run_backward([head], [grad], retain_graph=True)
+    return tuple(found.get(id(leaf), (None, None))[1] for leaf in leaves)
+
+
+def set_attrs(outputs, attrs):
+    """Give the recorded call of ``outputs`` the attributes ``attrs`` (a graph node's)."""
+    for y in outputs:
+        node = y._node
+        if node is not None and node.name is not None:
+            node.attrs = attrs
+
+
+def leaf_name(arr):
+    """The name the tape gives ``arr`` as a leaf (a fresh ``null<n>`` if a backward freed
+    its name since)."""
+    if arr._tape_name is None:
+        arr._tape_name = 'null%d' % next(_LEAF_NUMBERS)
+    return arr._tape_name
 
 
 def recorded_calls(head):
     """How ``head`` was computed, for ``autograd.get_symbol``: ``(leaves, calls, output)``.
 
     ``leaves`` are the arrays the recording started from, ``calls`` the operator calls in
-    order, each ``(key, op, params, inputs)`` with ``inputs`` a list of ``('leaf', i)`` or
-    ``(call key, output index)``, and ``output`` the reference of ``head``. MXNetError if
-    an operation outside the operator table (indexing, in-place writes) took part.
+    order, each ``(key, name, op, params, attrs, inputs)`` with ``inputs`` a list of
+    ``('leaf', i)`` or ``(call key, output index)``, and ``output`` the reference of
+    ``head``. MXNetError if an operation outside the operator table (indexing, in-place
+    writes) took part.
     """
+    if head._node is None and head._tape_name is None:
+        raise MXNetError('get_symbol: this array is not part of a recorded computation: '
+                         'compute it inside autograd.record() from arrays with '
+                         'attach_grad() (or Parameters)')
     leaves, calls, refs = [], [], {}
 
     def ref(arr):
@@ -109,7 +204,8 @@ def recorded_calls(head):
             stack.extend((x, False) for x in reversed(node.inputs))
     for node in order:
         op, params = node.op
-        calls.append((id(node.op), op, params, [ref(x) for x in node.inputs]))
+        calls.append((id(node.op), node.name, op, params, node.attrs,
+                      [ref(x) for x in node.inputs]))
     return leaves, calls, ref(head)
 
 
@@ -163,6 +259,8 @@ def run_backward(heads, head_grads, retain_graph):
         grads[id(head)] = _accumulate(head._xp, grads.get(id(head)), grad)
     leaves = {}
     for arr in _topological_order(heads):
+        if not retain_graph and not is_tracked(arr):
+            arr._tape_name = None  # the graph is freed: its null<n> names with it
         grad = grads.pop(id(arr), None)
         if grad is None:
             continue

@@ -46,7 +46,8 @@ class NDArray:
     ``autograd.record()`` remember how they were made, and ``backward()`` fills the
     variables' ``grad``.
     """
-    __slots__ = ('_data', '_ctx', '_grad', '_grad_req', '_node', '_fresh_grad', '__weakref__')
+    __slots__ = ('_data', '_ctx', '_grad', '_grad_req', '_node', '_tape_name', '_fresh_grad',
+                 '__weakref__')
     # Make NumPy defer to our reflected operators (np.float32(2) * nd -> NDArray).
     __array_priority__ = 1000.0
 
@@ -58,6 +59,7 @@ class NDArray:
         self._grad = None
         self._grad_req = None
         self._node = None
+        self._tape_name = None  # its name as a leaf of the tape (var<n>, null<n>)
         self._fresh_grad = False
 
     # ------------------------------------------------------------------ basics
@@ -489,6 +491,7 @@ def mark_variable(arr, grad, grad_req):
     """Make ``arr`` a leaf variable whose gradient goes to ``grad``."""
     _check_grad_req(grad_req)
     arr._node = None
+    arr._tape_name = _graph.variable_name()
     arr._grad = grad
     arr._grad_req = grad_req
     arr._fresh_grad = False

@@ -413,6 +413,14 @@ class Str(Param):
 
 
 # ---------------------------------------------------------------------- the operator
+def _given_text(key, value):
+    """A parameter's value as MXNet's frontend passes it to the engine: ``str`` of it (a
+    dtype by its name)."""
+    if key == 'dtype' and value is not None:
+        return np.dtype(value).name
+    return str(value)
+
+
 class OpEnv:
     """What an implementation may use besides its arrays: ``xp``, ``ctx``, ``is_train``."""
     __slots__ = ('ctx', 'xp', 'gpu')
@@ -625,7 +633,11 @@ class Op:
             self.check_count(params, len(inputs))
         if self.from_out and isinstance(out, NDArray):
             params = self._params_from_out(params, out)
-        return self.run(inputs, params, out)
+        result = self.run(inputs, params, out)
+        if given and _STATE.recording:  # the tape keeps the parameters given, as MXNet's
+            _graph.set_attrs(result if isinstance(result, list) else (result,),
+                             {key: _given_text(key, value) for key, value in given.items()})
+        return result
 
     def _params_from_out(self, params, out):
         """As MXNet's samplers infer them: an unset shape/dtype is out='s."""
@@ -717,7 +729,7 @@ class Op:
     def _run(self, env, inputs, params, out):
         if self.compute_ex is not None and (self.forward is None or
                                             any(x.stype != 'default' for x in inputs)):
-            return _write_out(self, self.compute_ex(inputs, params), out)
+            return _write_out(self, self._as_call(self.compute_ex(inputs, params), params), out)
         arrays = [x._data if type(x) is NDArray or x.stype == 'default'
                   else x.tostype('default')._data for x in inputs]
         if self.axis_params:
@@ -741,6 +753,16 @@ class Op:
             if backward is not None and _STATE.recording:
                 _graph.record(output, inputs, backward, (self, params))
         return output if out is None else _write_out(self, output, out)
+
+    def _as_call(self, result, params):
+        """``result`` with what ``compute_ex`` recorded under this operator's name made a
+        call of it with ``params``, as ``autograd.get_symbol`` shows it."""
+        call = (self, params)
+        for y in (result if isinstance(result, (list, tuple)) else (result,)):
+            node = y._node
+            if node is not None and node.op == self.name:
+                node.op = call
+        return result
 
     def _quiet_forward(self, env, arrays, params):
         if self.quiet:  # as MXNet: log(0) is -inf, 0/0 is nan, without NumPy's warnings
@@ -770,13 +792,14 @@ class Op:
                 _graph.record(outputs, inputs, lambda g: backward([g]), (self, params))
             return outputs
         if backward is not None:
-            call = (self, params)  # one call: its outputs share it
-            for i, y in enumerate(outputs):
-                def backward_i(g, i=i):
+            def backward_of(i):
+                def backward_i(g):
                     grads = [None] * len(outputs)
                     grads[i] = g
                     return backward(grads)
-                _graph.record(y, inputs, backward_i, call, i)
+                return backward_i
+            _graph.record_outputs(outputs, inputs, [backward_of(i) for i in range(len(outputs))],
+                                  (self, params))
         return outputs
 
     def _check_inputs(self, inputs, params):

@@ -44,6 +44,7 @@ class BaseSparseNDArray(NDArray):
         self._grad = None
         self._grad_req = None
         self._node = None
+        self._tape_name = None
         self._fresh_grad = False
 
     @property

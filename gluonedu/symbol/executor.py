@@ -17,7 +17,7 @@ from .. import autograd
 from ..base import MXNetError
 from ..context import Context
 from .. import ndarray as nd
-from ..ndarray import NDArray
+from ..ndarray import NDArray, _graph
 from . import inference
 from .graph import mutated_variables, topological
 
@@ -39,6 +39,7 @@ class Plan:
         self.input_names = [node.name for node in variables]
         slots = {(id(node), 0): k for k, node in enumerate(variables)}
         self.steps = []
+        self.nodes = []      # the operator node of each step
         self._unsized = {}   # step index -> its node: a creation with unknown sizes
         count = len(variables)
         for node in order:
@@ -49,11 +50,14 @@ class Plan:
                 self._unsized[len(self.steps)] = node
             self.steps.append((node.op, node.params,
                                [slots[(id(child), i)] for child, i in node.inputs], count, n))
+            self.nodes.append(node)
             for i in range(n):
                 slots[(id(node), i)] = count + i
             count += n
         self.size = count
         self.outputs = [slots[(id(node), i)] for node, i in symbol._entries]
+        #: The slots some step reads or the graph returns (the others are never used).
+        self.used = {k for step in self.steps for k in step[2]} | set(self.outputs)
         self._symbol = symbol
         self._sized = {}     # input shapes -> steps with every creation's shape known
 
@@ -74,15 +78,33 @@ class Plan:
             self._sized[key] = steps
         return steps
 
-    def run(self, inputs):
-        """The outputs (a list of NDArrays) for ``inputs`` in ``input_names`` order."""
+    @property
+    def num_operators(self):
+        """How many operator nodes the graph has (MXNet's measure for inlining)."""
+        return len(self.steps)
+
+    def run(self, inputs, hook=None):
+        """The outputs (a list of NDArrays) for ``inputs`` in ``input_names`` order.
+
+        Inside ``autograd.record()`` each step is recorded with its node's attributes.
+        ``hook``, if given, is called ``hook(step index, arrays, False)`` before each step
+        with its inputs and ``hook(step index, arrays, True)`` after it with its outputs.
+        """
         values = list(inputs) + [None] * (self.size - len(inputs))
-        for op, params, sources, first, n in self._steps_for(inputs):
-            result = op.run([values[k] for k in sources], params)
+        recording = _graph.STATE.recording
+        for k, (op, params, sources, first, n) in enumerate(self._steps_for(inputs)):
+            arrays = [values[j] for j in sources]
+            if hook is not None:
+                hook(k, arrays, False)
+            result = op.run(arrays, params)
             if n == 1:
                 values[first] = result
             else:
                 values[first:first + n] = result
+            if recording:
+                _graph.set_attrs(values[first:first + n], self.nodes[k].attrs)
+            if hook is not None:
+                hook(k, values[first:first + n], True)
         return [values[k] for k in self.outputs]
 
 

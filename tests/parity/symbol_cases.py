@@ -249,10 +249,12 @@ w.attach_grad()
 with mx.autograd.record():
     y = mx.nd.relu(mx.nd.FullyConnected(x, w, no_bias=True, num_hidden=3)) * 2
 s = mx.autograd.get_symbol(y)
-out['arguments'] = s.list_arguments()
-out['outputs'] = s.list_outputs()
+# var<n>, node_<n>: numbered by process-wide counters, compared relative to the first
+names = s.list_arguments()
+out['arguments'] = [int(n[len('var'):]) - int(names[0][len('var'):]) for n in names]
+out['outputs'] = [n.split('_')[2] for n in s.list_outputs()]
 out['ops'] = [n['op'] for n in json.loads(s.tojson())['nodes']]
-out['value'] = s.eval(var0=x, var1=w)[0]
+out['value'] = s.eval(**dict(zip(names, [x, w])))[0]
 '''),
     # ------------------------------------------------------------------ Gluon on symbols
     _case('dense_on_symbols', '''
