@@ -43,8 +43,9 @@ def sum_and_copy(parts, outs, group):
     part. Host float32/float64 buffers take one parallel pass over memory (numba, over
     the group's chunks); others are summed with their array module, then copied.
     """
+    from .. import _numba
     from ._fused import numba_backend   # the fast path's backend, if installed
-    if numba_backend.available() and all(
+    if _numba.available() and all(
             type(a) is np.ndarray and a.dtype == parts[0].dtype and a.flags.c_contiguous
             for a in (*parts, *outs)) and parts[0].dtype in (np.float32, np.float64):
         numba_backend.sum_and_copy(parts, outs, group.chunk_lo, group.chunk_hi)

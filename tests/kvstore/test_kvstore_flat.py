@@ -232,8 +232,9 @@ def test_sum_and_copy_is_the_left_to_right_sum_in_every_buffer(dtype, n_parts):
                                                   ('local', 3, False)])
 def test_the_store_reduces_and_broadcasts_in_one_pass_where_it_sums_left_to_right(
         kind, n_dev, one_pass, monkeypatch):
+    from gluonedu import _numba
     from gluonedu.optimizer._fused import numba_backend
-    if not numba_backend.available():
+    if not _numba.available():
         pytest.skip('numba is not installed: the NumPy path sums')
     calls = []
     real = numba_backend.sum_and_copy

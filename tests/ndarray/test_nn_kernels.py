@@ -10,7 +10,7 @@ results with ``use_kernels('reference')``.
 import numpy as np
 import pytest
 
-from gluonedu import autograd, nd
+from gluonedu import _numba, autograd, nd
 from gluonedu.ndarray.nn_ops import use_kernels
 from gluonedu.ndarray.nn_ops.kernels import (batchnorm_fast, batchnorm_reference, blas,
                                              conv_fast, conv_reference, conv_winograd,
@@ -122,7 +122,7 @@ def test_max_pooling_gradient_goes_to_the_first_largest_entry():
 @pytest.mark.parametrize('batch_stats', [True, False])
 @pytest.mark.parametrize('shape', [(4, 3, 7), (1, 5, 1), (6, 2, 20)])
 def test_fast_batch_norm_equals_reference(shape, batch_stats, dtype):
-    if not batchnorm_fast.available():
+    if not _numba.available():
         pytest.skip('numba is not installed (pip install gluonedu[fast])')
     rng = np.random.RandomState(sum(shape))
     x, dy = (rng.standard_normal(shape).astype(dtype) for _ in range(2))
@@ -264,7 +264,7 @@ def test_winograd_kernels_equal_reference(seed, dtype, chunk_bytes, monkeypatch)
     """3×3 stride-1 convolutions with enough channels take Winograd's F(2×2, 3×3): odd and
     even sizes (partial tiles at the edges), pads 0 to 2, each axis its own; the whole
     batch at once, or one sample at a time."""
-    if not batchnorm_fast.available():
+    if not _numba.available():
         pytest.skip('numba is not installed (pip install gluonedu[fast])')
     monkeypatch.setattr(conv_winograd, 'CHUNK_BYTES', chunk_bytes)
     rng = np.random.RandomState(300 + seed)

@@ -63,13 +63,13 @@ def test_the_backend_is_chosen_once_per_device_type(monkeypatch):
 @needs_numba
 def test_numba_thread_count_is_set_only_when_it_changes(monkeypatch):
     import numba
-    from gluonedu.optimizer._fused import numba_backend
+    from gluonedu import _numba
 
     settings = []
     real = numba.set_num_threads
     monkeypatch.setattr(numba, 'set_num_threads',
                         lambda n: (settings.append(n), real(n))[1])
-    monkeypatch.setattr(numba_backend, 'PARALLEL_MIN', 100)
+    monkeypatch.setattr(_numba, 'PARALLEL_MIN', 100)
     updater = FusedUpdater(mx.optimizer.create('adam'), backend='numba')
     small = ([nd.ones((3, 4))], [nd.ones((3, 4))])
     big = ([nd.ones((20, 20))], [nd.ones((20, 20))])
@@ -79,7 +79,7 @@ def test_numba_thread_count_is_set_only_when_it_changes(monkeypatch):
             _step(updater, *arrays)
         assert numba.get_num_threads() == 1
         assert settings in ([], [1])             # at most once (unless already 1)
-        numba_backend._use_threads(numba, 1)    # nothing to change: nothing set
+        _numba.use_threads(1)                   # nothing to change: nothing set
         assert settings in ([], [1])
         _step(FusedUpdater(mx.optimizer.create('adam'), backend='numba'), *big)
         assert numba.get_num_threads() == numba.config.NUMBA_NUM_THREADS
@@ -87,4 +87,4 @@ def test_numba_thread_count_is_set_only_when_it_changes(monkeypatch):
         assert numba.get_num_threads() == 1
     finally:
         real(before)
-        vars(numba_backend._THREADS_SET).clear()   # what this thread set is unknown again
+        _numba.forget_thread_setting()          # what this thread set is unknown again

@@ -22,7 +22,7 @@ named arguments and a ``fused_step``. This package runs them over all parameters
 step through the per-parameter code; tests (tests/optimizer/test_fused*.py) hold every
 fast path equal to the reference on random inputs.
 """
-from .numba_backend import available as numba_available
+from ..._numba import available as numba_available
 from .updater import FusedUpdater, backend_name, fast_path_refusal
 
 __all__ = ['FusedUpdater', 'backend_name', 'fast_path_refusal', 'numba_available']

@@ -1,8 +1,7 @@
 """The numba path: each kernel compiled into one parallel loop over the flat buffers.
 
-numba is optional (``pip install gluonedu[fast]``). It is looked for when the package
-is imported (cheaply: ``importlib.util.find_spec``) and imported the first time a fused
-step runs on the CPU. ``GLUONEDU_NUMBA=0`` turns it off (the NumPy flat path remains).
+numba is optional; whether it runs, where its compiled kernels are cached and on how
+many threads follow the package's one policy, :mod:`gluonedu._numba`.
 
 For every :class:`~gluonedu.optimizer.fastpath.Kernel` we generate, from the rule's own
 signature, loops of this shape (here for Adam; every name is the rule's)::
@@ -24,9 +23,8 @@ squares a Recorder's norms need, and ``rows`` runs the rule over the rows of a r
 gradient. Each kernel's loops are written to a small module file in numba's cache
 directory (named by a digest of that source and of the rule's and its helpers' source)
 and compiled with ``cache=True``, so a new process loads them instead of compiling
-(about a second per kernel the first time). The cache lives in ``$NUMBA_CACHE_DIR`` if
-set, else inside the virtual environment (``<sys.prefix>/var/numba-cache``) when
-writable, else in the temp directory — never in ``$HOME``. Rules are compiled without
+(about a second per kernel the first time), in :func:`gluonedu._numba.cache_dir`. Rules
+are compiled without
 fastmath, so float32 operations are exact IEEE operations in the reference's order (no
 fused multiply-add): the same bits as NumPy.
 """
@@ -35,39 +33,13 @@ import importlib.util
 import inspect
 import os
 import sys
-import tempfile
-import threading
 import types
 
 import numpy as np
 
-__all__ = ['available', 'NumbaBackend', 'cache_dir', 'compiled', 'kernel_module',
-           'reduced_module', 'sum_and_copy', 'PARALLEL_MIN']
+from ... import _numba
 
-_INSTALLED = importlib.util.find_spec('numba') is not None  # looked up once, at import
-
-#: Groups smaller than this (elements) run on one thread: waking a second thread costs
-#: more than it saves there (and, on a busy 2-core machine, milliseconds per step).
-PARALLEL_MIN = 1 << 22
-
-
-def available():
-    """Whether numba is installed and not turned off with ``GLUONEDU_NUMBA=0``."""
-    return _INSTALLED and os.environ.get('GLUONEDU_NUMBA', '1') != '0'
-
-
-def cache_dir():
-    """Where compiled kernels are cached (see the module docstring)."""
-    if os.environ.get('NUMBA_CACHE_DIR'):
-        return os.environ['NUMBA_CACHE_DIR']
-    in_venv = os.path.join(sys.prefix, 'var', 'numba-cache')
-    try:
-        os.makedirs(in_venv, exist_ok=True)
-        if os.access(in_venv, os.W_OK):
-            return in_venv
-    except OSError:
-        pass
-    return os.path.join(tempfile.gettempdir(), 'gluonedu-numba-cache-%s' % os.getuid())
+__all__ = ['NumbaBackend', 'compiled', 'kernel_module', 'reduced_module', 'sum_and_copy']
 
 
 def _helpers(function):
@@ -323,11 +295,8 @@ _MODULES = {}
 
 def _load(name, source, digest_extra=''):
     """Import the generated module ``source`` (written once per digest, then reused)."""
-    directory = cache_dir()
-    os.environ.setdefault('NUMBA_CACHE_DIR', directory)
-    import numba
-    if not numba.config.CACHE_DIR:
-        numba.config.CACHE_DIR = directory
+    _numba.load()
+    directory = _numba.cache_dir()
     digest = hashlib.sha1((source + digest_extra).encode()).hexdigest()[:12]
     module_name = 'gluonedu_fused_%s_%s' % (name, digest)
     os.makedirs(directory, exist_ok=True)
@@ -375,27 +344,8 @@ def _common():
 def sum_and_copy(parts, outs, chunk_lo, chunk_hi):
     """Write the sum of ``parts`` (left to right) into every buffer of ``outs``, one
     parallel pass over the chunks ``chunk_lo``/``chunk_hi`` (same-dtype host buffers)."""
-    import numba
-    _use_threads(numba, outs[0].size)
+    _numba.use_threads(outs[0].size)
     _common().sum_and_copy(tuple(parts), tuple(outs), chunk_lo, chunk_hi)
-
-
-def _use_threads(numba, size):
-    """Have the next parallel loop, over ``size`` elements, run on one thread below
-    PARALLEL_MIN, else on all of numba's threads.
-
-    numba's thread count belongs to the calling thread, and setting it takes a lock
-    (several µs, a few % of a small model's step): it is set only when this thread's
-    last setting differs. A count set with ``numba.set_num_threads`` in between is
-    kept until the next loop of the other size.
-    """
-    threads = 1 if size < PARALLEL_MIN else numba.config.NUMBA_NUM_THREADS
-    if getattr(_THREADS_SET, 'count', None) != threads:
-        numba.set_num_threads(threads)
-        _THREADS_SET.count = threads
-
-
-_THREADS_SET = threading.local()   # .count: the thread count this thread last set
 
 
 class NumbaBackend:
@@ -405,10 +355,6 @@ class NumbaBackend:
     sums_in_kernel = True
     #: ... and sum a store's gradients, and write the weights' copies, in it too.
     reduces_in_kernel = True
-
-    def __init__(self):
-        import numba
-        self.numba = numba
 
     def run(self, kernel, run, arrays, per_parameter, constants, sums=None, reduction=None):
         """Apply ``kernel`` in place over the flat buffers of ``run`` (a FlatRun; the
@@ -423,7 +369,7 @@ class NumbaBackend:
         """
         per_parameter = [np.ascontiguousarray(p, dtype=np.float32) for p in per_parameter]
         constants = [np.float32(c) for c in constants]
-        _use_threads(self.numba, run.size)
+        _numba.use_threads(run.size)
         bounds = (run.chunk_lo, run.chunk_hi, run.chunk_segment)
         if reduction is not None:
             module = reduced_module(kernel, len(reduction.parts), len(reduction.copies))
@@ -445,14 +391,14 @@ class NumbaBackend:
         in ``grad``); one parameter's scalar ``values``. False if the loop declined
         (row ids not increasing or out of range, shapes that disagree): nothing written."""
         size = arrays[kernel.arrays.index('grad')].size
-        _use_threads(self.numba, size)
+        _numba.use_threads(size)
         return kernel_module(kernel).rows(*arrays, rows, *values)
 
     def segment_sums_of_squares(self, group, buffers):
         """Σx² per segment of each buffer (float32 squares summed in float64)."""
         out = []
         partial = np.empty(len(group.chunk_lo))
-        _use_threads(self.numba, group.size)
+        _numba.use_threads(group.size)
         for buffer in buffers:
             _common().chunk_sums_of_squares(buffer, group.chunk_lo, group.chunk_hi, partial)
             out.append(np.bincount(group.chunk_segment, weights=partial,

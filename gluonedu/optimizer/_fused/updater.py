@@ -53,7 +53,7 @@ def backend_name(context, requested=None):
     ``requested`` (or the environment variable ``GLUONEDU_FUSED_BACKEND``) may force
     'numpy' (or 'numba'/'cupy' where available).
     """
-    from .numba_backend import available as numba_available
+    from ..._numba import available as numba_available
     requested = requested or os.environ.get('GLUONEDU_FUSED_BACKEND') or None
     if context.device_type == 'gpu':
         return 'numpy' if requested == 'numpy' else 'cupy'

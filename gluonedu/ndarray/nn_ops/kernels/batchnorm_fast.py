@@ -5,39 +5,25 @@ dtypes other than float32/float64.
 NumPy evaluates the formulas one operation at a time, each a pass over the whole array
 with a temporary — about seven passes forward and twelve backward. Here each pass does
 all the work for a channel: sums (accumulated in float64) in one, the output in the
-next. numba is optional (``pip install gluonedu[fast]``), looked up when the package is
-imported and compiled the first time a BatchNorm runs (cached on disk);
-``GLUONEDU_NUMBA=0`` turns it off. The loops run on one thread, like NumPy's.
+next. numba is optional, compiled the first time a BatchNorm runs and cached on disk, as
+the package's one policy (:mod:`gluonedu._numba`) says. The loops run on one thread,
+like NumPy's.
 """
-import importlib.util
-import os
-
 import numpy as np
 
+from .... import _numba
 from . import batchnorm_reference
 
-__all__ = ['stats', 'normalize', 'backward_sums', 'backward_data', 'available']
-
-_INSTALLED = importlib.util.find_spec('numba') is not None
-_loops = None
-
-
-def available():
-    """Whether numba is installed and not turned off with ``GLUONEDU_NUMBA=0``."""
-    return _INSTALLED and os.environ.get('GLUONEDU_NUMBA', '1') != '0'
+__all__ = ['stats', 'normalize', 'backward_sums', 'backward_data']
 
 
 def _compiled():
     """The numba loops, compiled on first use."""
-    global _loops
-    if _loops is None:
-        from . import batchnorm_numba
-        _loops = batchnorm_numba
-    return _loops
+    return _numba.kernels(__package__ + '.batchnorm_numba')
 
 
 def _use_numba(xp, x):
-    return xp is np and x.dtype in (np.float32, np.float64) and available()
+    return xp is np and x.dtype in (np.float32, np.float64) and _numba.available()
 
 
 def stats(xp, x):

@@ -37,7 +37,8 @@ build it again; 2-D col2im is a numba loop (:mod:`.im2col_numba`).
 """
 import numpy as np
 
-from . import batchnorm_fast, blas, conv_winograd
+from .... import _numba
+from . import blas, conv_winograd
 from .windows import conv_output_size, offset_slices, window_view
 
 __all__ = ['forward', 'forward_keeping', 'backward_data', 'backward_weight']
@@ -67,7 +68,7 @@ def _to_channels_first(xp, rows, batch, out_size):
 def _compiled_2d(xp, dtype, kernel):
     """Whether im2col/col2im run as numba loops (2-D NumPy float data, numba present)."""
     return (xp is np and len(kernel) == 2 and np.dtype(dtype) in (np.float32, np.float64)
-            and batchnorm_fast.available())
+            and _numba.available())
 
 
 def _im2col(xp, x, kernel, stride, pad, dilate, groups, out_size):
@@ -239,7 +240,7 @@ def _im2col_backward_data(xp, dy, w, x_shape, stride, pad, dilate, groups):
     weights = _weight_matrices(xp, w, groups)
     dcols = _per_group(xp, dy_rows.transpose(1, 0, 2), weights.transpose(0, 2, 1))
     if _compiled_2d(xp, dy.dtype, kernel):
-        from . import im2col_numba
+        im2col_numba = _numba.kernels(__package__ + '.im2col_numba')
         dx = np.zeros(x_shape, dtype=dy.dtype)
         im2col_numba.col2im_2d(dcols.transpose(1, 0, 2), *kernel, *stride, *pad, *dilate,
                                *out_size, dx)

@@ -23,7 +23,7 @@ rounding only (a few float32 ulps of the largest terms), which the tests bound.
 """
 import numpy as np
 
-from . import batchnorm_fast
+from .... import _numba
 
 __all__ = ['applies', 'forward', 'backward_data', 'backward_weight']
 
@@ -45,12 +45,11 @@ def applies(xp, x_dtype, kernel, stride, pad, dilate, groups, channels, filters)
     return (xp is np and np.dtype(x_dtype) in (np.float32, np.float64) and
             tuple(kernel) == (3, 3) and tuple(stride) == (1, 1) and
             tuple(dilate) == (1, 1) and groups == 1 and max(pad) <= 2 and
-            min(channels, filters) >= WINOGRAD_FROM_CHANNELS and batchnorm_fast.available())
+            min(channels, filters) >= WINOGRAD_FROM_CHANNELS and _numba.available())
 
 
 def _loops():
-    from . import winograd_numba
-    return winograd_numba
+    return _numba.kernels(__package__ + '.winograd_numba')
 
 
 def _tiles(size):

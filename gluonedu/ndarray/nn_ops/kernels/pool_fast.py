@@ -13,7 +13,8 @@ the windows, no copies of them, and one pass for the gradient.
 """
 import numpy as np
 
-from . import batchnorm_fast, pool_reference
+from .... import _numba
+from . import pool_reference
 from .pool_reference import lowest, padding, window_sizes
 from .windows import offset_slices, pad_spatial, window_view
 
@@ -30,13 +31,13 @@ def _windows(xp, x, kernel, stride, pad, out_size, fill):
 
 def _compiled_max_2d(xp, dtype, kernel, pool_type):
     return (pool_type == 'max' and xp is np and len(kernel) == 2 and
-            np.dtype(dtype) in (np.float32, np.float64) and batchnorm_fast.available())
+            np.dtype(dtype) in (np.float32, np.float64) and _numba.available())
 
 
 def forward(xp, x, kernel, stride, pad, out_size, pool_type, count_include_pad, p_value):
     """``(y, saved)``: the pooled array, and what :func:`backward` needs."""
     if _compiled_max_2d(xp, x.dtype, kernel, pool_type):
-        from . import pool_numba
+        pool_numba = _numba.kernels(__package__ + '.pool_numba')
         y = np.empty(x.shape[:2] + tuple(out_size), dtype=x.dtype)
         saved = np.empty(y.shape, dtype=np.intp)
         pool_numba.max_pool_2d(np.ascontiguousarray(x), *kernel, *stride, *pad,
@@ -63,7 +64,7 @@ def backward(xp, dy, y, saved, x_shape, kernel, stride, pad, pool_type, count_in
              p_value):
     """The gradient of the pooling's input (of shape ``x_shape``)."""
     if _compiled_max_2d(xp, dy.dtype, kernel, pool_type):
-        from . import pool_numba
+        pool_numba = _numba.kernels(__package__ + '.pool_numba')
         dx = np.zeros(x_shape, dtype=dy.dtype)
         pool_numba.max_pool_2d_backward(np.ascontiguousarray(dy), saved, kernel[1], *stride,
                                         *pad, dx)
