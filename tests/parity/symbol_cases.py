@@ -256,6 +256,13 @@ out['outputs'] = [n.split('_')[2] for n in s.list_outputs()]
 out['ops'] = [n['op'] for n in json.loads(s.tojson())['nodes']]
 out['value'] = s.eval(**dict(zip(names, [x, w])))[0]
 '''),
+    _case('batchnorm_output_mean_var', '''
+data = mx.sym.var('data')
+for flag in (False, True):
+    bn = mx.sym.BatchNorm(data, name='bn', output_mean_var=flag)
+    out['outputs_%s' % flag] = bn.list_outputs()
+    out['internals_%s' % flag] = bn.get_internals().list_outputs()
+'''),
     # ------------------------------------------------------------------ Gluon on symbols
     _case('dense_on_symbols', '''
 model = mx.gluon.nn.Dense(128, activation='tanh', in_units=10, flatten=False, prefix='test_')

@@ -50,6 +50,8 @@ BATCH_NORM = OpDef('BatchNorm', inputs=('data', 'gamma', 'beta', 'moving_mean', 
                                        'moving_var'),
                    mutate_inputs=('moving_mean', 'moving_var'),
                    num_outputs=lambda p: 3 if p['output_mean_var'] else 1,
+                   output_names=lambda p: ('output', 'mean', 'var')[:3 if p['output_mean_var']
+                                                                   else 1],
                    hidden_outputs=lambda p: 0 if p['output_mean_var'] else 2,
                    params=(
     # MXNet's default is the float 1e-3 held in a double: 0.0010000000474974513
