@@ -15,8 +15,9 @@ __all__ = ['input_names', 'output_names']
 _NAMED_INPUTS = frozenset((
     'Dropout', 'GridGenerator', 'L2Normalization', 'LRN', 'LeakyReLU', 'Pad', 'Pooling',
     'SequenceLast', 'SequenceMask', 'SequenceReverse', 'SliceChannel', 'SwapAxis', 'col2im',
-    'depth_to_space', 'diag', 'im2col', 'log_softmax', 'moments', 'one_hot', 'reverse',
-    'softmax', 'space_to_depth', '_np_cumsum', '_ravel_multi_index', '_unravel_index',
+    'depth_to_space', 'diag', 'im2col', 'log_softmax', 'moments', 'one_hot', 'repeat',
+    'reverse', 'softmax', 'space_to_depth', 'squeeze', 'tile', '_np_cumsum',
+    '_ravel_multi_index', '_unravel_index',
     '_linalg_det', '_linalg_extractdiag', '_linalg_extracttrian', '_linalg_gelqf',
     '_linalg_inverse', '_linalg_makediag', '_linalg_maketrian', '_linalg_potrf',
     '_linalg_potri', '_linalg_slogdet', '_linalg_sumlogdiag', '_linalg_syevd',
@@ -32,8 +33,8 @@ _NAMED_OUTPUTS = frozenset((
     'Deconvolution', 'Dropout', 'FullyConnected', 'GridGenerator', 'GroupNorm',
     'InstanceNorm', 'L2Normalization', 'LRN', 'LayerNorm', 'LeakyReLU', 'Pad', 'Pooling',
     'RNN', 'ROIPooling', 'SequenceLast', 'SequenceMask', 'SequenceReverse', 'SliceChannel',
-    'SoftmaxActivation', 'SpatialTransformer', 'SwapAxis', 'col2im', 'elemwise_add', 'im2col',
-    'make_loss', 'softmax', 'softmin'))
+    'SoftmaxActivation', 'SpatialTransformer', 'SwapAxis', 'UpSampling', 'col2im',
+    'elemwise_add', 'im2col', 'make_loss', 'softmax', 'softmin'))
 _OUTPUT_NAMES = {'make_loss': ('loss',)}
 
 

@@ -123,14 +123,23 @@ def _operator_names(mx):
                           F.log_softmax(x), F.softmin(x), F.SoftmaxActivation(x),
                           F.L2Normalization(x), F.norm(x)]
             lookups = [F.take(x, index), F.one_hot(index, 3),
-                       F.Embedding(index, x, input_dim=2, output_dim=3)]
+                       F.Embedding(index, x, input_dim=2, output_dim=3), F.pick(x, index),
+                       F.gather_nd(x, F.stack(index, index)), F.topk(x, k=1),
+                       F.argsort(x, axis=1), F.SequenceMask(image, F.ones((2,)),
+                                                           use_sequence_length=True)]
+            more = [F.squeeze(F.reshape(x, (1, 2, 3)), axis=0), F.tile(x, reps=(1, 2)),
+                    F.repeat(x, 2), F.broadcast_to(F.sum(y, keepdims=True), shape=(2, 3)),
+                    F.prod(x), F.norm(y, axis=1), F.smooth_l1(x, scalar=1.0),
+                    F.slice_like(x, y), F.reshape_like(x, y), F.broadcast_like(x, y),
+                    F.maximum(x, y), F.minimum(x, 2), F.power(y, x), F.hypot(x, y), y % 2,
+                    x == y, F.UpSampling(image, scale=2, sample_type='nearest', num_args=1)]
             layers = [F.LeakyReLU(x, act_type='elu'), F.LRN(image, nsize=3),
                       F.Pooling(image, kernel=(2, 2), pool_type='avg'),
                       F.Convolution(image, F.ones((2, 2, 1, 1)), no_bias=True, kernel=(1, 1),
                                     num_filter=2),
                       F.Pad(image, mode='constant', pad_width=(0, 0, 0, 0, 1, 1, 1, 1)),
                       F.InstanceNorm(image, F.ones((2,)), F.zeros((2,)))]
-            return unary + binary + shapes + reductions + lookups + layers
+            return unary + binary + shapes + reductions + lookups + more + layers
 
     block = Block()
     block.hybridize()
