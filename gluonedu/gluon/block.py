@@ -615,8 +615,11 @@ class HybridBlock(Block):
         """Turn hybridization on or off for this Block and its descendants.
 
         The next call traces the graph afresh (``clear=False`` keeps a graph already
-        traced). ``static_alloc``, ``static_shape`` and the bulk sizes tune MXNet's memory
-        planning and engine; they are accepted and recorded, and change no result.
+        traced). Inside ``autograd.record()`` a graph of at most ``inline_limit`` operators
+        is recorded operator by operator, a larger one as one ``_CachedOp`` call (what
+        ``autograd.get_symbol`` shows; any graph with ``static_alloc``), as MXNet does.
+        ``static_alloc``, ``static_shape`` and the bulk sizes otherwise tune MXNet's
+        memory planning and engine: accepted and recorded, they change no result.
         """
         if kwargs:
             self._backend_opts = kwargs
