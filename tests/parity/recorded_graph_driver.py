@@ -5,7 +5,7 @@ Inside ``autograd.record()`` MXNet's CachedOp records a graph of at most ``inlin
 operators (2 by default) operator by operator, a larger one — or any, with
 ``static_alloc`` — as one ``_CachedOp`` node. The tape names its nodes ``node_<n>``, its
 marked variables ``var<n>`` and the untracked arrays it reads ``null<n>`` from two
-process-wide counters; each case reads the counters first (:func:`_Counters`) and reports
+process-wide counters; each case reads the counters first (:class:`_Counters`) and reports
 names relative to them, so that cases compare whatever ran before them in the process.
 
 Both sides run :func:`run` (it imports neither package). As a script, on the oracle's
