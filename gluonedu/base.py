@@ -6,7 +6,7 @@ import warnings
 import numpy as np
 
 __all__ = ['MXNetError', 'NotSupportedForSparseNDArray', 'mx_real_t', 'numeric_types',
-           'integer_types', 'string_types', 'check_hyperparameter']
+           'integer_types', 'string_types', 'py_str', 'check_hyperparameter']
 
 
 class MXNetError(RuntimeError):
@@ -43,6 +43,12 @@ mx_real_t = np.float32
 numeric_types = (float, int, np.generic)
 integer_types = (int, np.integer)
 string_types = (str,)
+
+
+def py_str(raw):
+    """A name MXNet hands to callbacks (an operator hook's node and operator names) as
+    UTF-8 bytes, as text. Like MXNet's, it takes bytes only: a str has no ``decode``."""
+    return raw.decode('utf-8')
 
 
 def normalize_dtype(dtype):

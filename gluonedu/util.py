@@ -18,7 +18,7 @@ import inspect
 import operator
 import threading
 
-__all__ = ['set_np_shape', 'is_np_shape', 'np_shape', 'use_np_shape']
+__all__ = ['set_np_shape', 'is_np_shape', 'np_shape', 'use_np_shape', 'is_np_array']
 
 _OFF, _THREAD_ON, _GLOBAL_ON = 0, 1, 2
 
@@ -55,6 +55,13 @@ def set_np_shape(active):
 def is_np_shape():
     """Whether NumPy shape semantics is on in this thread (unknown dimensions are -1)."""
     return _Switch.on_everywhere or _SWITCH.on_here
+
+
+def is_np_array():
+    """Whether MXNet's NumPy array semantics (``mx.npx.set_np()``) is on: never here, as
+    gluonedu has no ``mx.np`` arrays (docs/divergences.md); code that branches on it takes
+    the NDArray path, as in MXNet by default."""
+    return False
 
 
 class _NumpyShapeScope:

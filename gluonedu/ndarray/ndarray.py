@@ -17,7 +17,7 @@ import warnings
 import numpy as np
 
 from .. import _backend
-from ..base import MXNetError, normalize_dtype, numeric_types
+from ..base import MXNetError, STYPE_TO_MX, normalize_dtype, numeric_types
 from ..context import Context, current_context
 from . import _graph
 
@@ -25,6 +25,11 @@ __all__ = ['NDArray', 'array', 'empty', 'zeros', 'ones', 'full', 'arange', 'wait
            'from_numpy']
 
 _GRAD_REQS = ('write', 'add', 'null')
+
+# MXNet's storage-type ids by name and back, under MXNet's names (its tests and some user code
+# import them from mxnet.ndarray.ndarray); -1 is a storage type not known yet.
+_STORAGE_TYPE_STR_TO_ID = {'undefined': -1, **STYPE_TO_MX}
+_STORAGE_TYPE_ID_TO_STR = {code: stype for stype, code in _STORAGE_TYPE_STR_TO_ID.items()}
 
 
 def _as_ctx(ctx):
