@@ -128,11 +128,13 @@ def unnamed():
 
 
 def stand_in(arr):
-    """A leaf with ``arr``'s data, tracked if ``arr`` is: where the calls recorded as a
-    whole start (:func:`grads_through` stops there)."""
+    """Where the calls recorded as a whole start (:func:`grads_through` stops there):
+    for a tracked ``arr``, a tracked leaf with its data; an untracked one is a leaf
+    already."""
+    if not is_tracked(arr):
+        return arr
     leaf = arr.detach()
-    if is_tracked(arr):
-        leaf._grad_req = 'write'
+    leaf._grad_req = 'write'
     return leaf
 
 

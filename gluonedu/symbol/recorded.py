@@ -56,7 +56,10 @@ def run_as_one_call(plan, op, inputs, hook=None):
     stand_ins = [_graph.stand_in(x) for x in inputs]
     with _graph.unnamed():
         inner = plan.run(stand_ins, hook)
-    outputs = [y.detach() for y in inner]
+    # The call's outputs are new arrays where an inner output is tracked (its node serves
+    # the gradient) or is an input itself; the others (sparse ones among them) are kept.
+    outputs = [y.detach() if _graph.is_tracked(y) or any(y is x for x in inputs) else y
+               for y in inner]
     _graph.record_outputs(outputs, inputs, [
         functools.partial(_graph.grads_through, y, stand_ins) for y in inner], (op, {}))
     return outputs
