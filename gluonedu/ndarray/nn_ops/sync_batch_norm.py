@@ -1,0 +1,331 @@
+"""Synchronized batch normalization (MXNet's ``_contrib_SyncBatchNorm``, Zhang et al. 2018).
+
+A network split over ``ndev`` devices normalizes each device's part of the batch with the
+statistics of the *whole* batch. As MXNet 1.9.1's operator, per channel::
+
+    mean_d = E_d[x],  sq_d = E_d[x²]          over device d's part (its samples, positions)
+    mean = (1/ndev) Σ_d mean_d,  var = (1/ndev) Σ_d sq_d − mean²     (a plain average:
+                                                unequal parts weigh the same, as in MXNet)
+    y_d = γ_d · (x_d − mean) / √(var + eps) + β_d
+
+and the gradient of each part sums the other parts' contributions (``m_d`` the values per
+channel on device d; ``Σ`` sums over one device's part)::
+
+    G = (1/ndev) Σ_d Σ dy_d,   P = (1/ndev) Σ_d Σ dy_d·(x_d − mean)
+    dx_d = γ·dy_d/√(var+eps) − γ·P·(x_d − mean)/(m_d·(var+eps)^1.5) − γ·G/(m_d·√(var+eps))
+    dγ_d = Σ dy_d·(x_d − mean)/√(var+eps),   dβ_d = Σ dy_d                (device d's own)
+
+The running statistics of every device move towards ``mean``/``var`` during backward, as
+BatchNorm's do. In prediction mode, or with ``use_global_stats``, each part is normalized
+with its device's running statistics and nothing is shared.
+
+**How the parts meet.** MXNet's operator waits at a barrier until all ``ndev`` parts have
+arrived; its engine queues the calls of the usual ``for x in split_and_load(...)`` loop,
+so one Python thread never waits. gluonedu runs each operation when it is called, so a
+:class:`SyncRound` collects the parts instead: each call returns its output at once, but
+the outputs stay *pending* until the last part arrives, which computes them all. Reading
+a pending output (its values, shape, or an operation on it) raises MXNetError saying what
+to do — call the layer on every part before using any output. The backward pass is one
+node over all parts: the gradients of every part's output must reach it in one
+``backward`` call (``autograd.backward([loss_0, loss_1, ...])``), else MXNetError.
+"""
+import threading
+
+from ... import _backend
+from ...base import MXNetError
+from .. import _graph
+from ..ndarray import NDArray
+
+__all__ = ['SyncRound', 'sync_batch_norm']
+
+#: The storage of NDArray's data, under the pending outputs' guard.
+_DATA = NDArray.__dict__['_data']
+
+
+class _PendingOutput(NDArray):
+    """An output whose values wait for the other devices' parts of its round."""
+    __slots__ = ('_waiting_for',)
+
+    def __init__(self, data, ctx, waiting_for):
+        self._waiting_for = waiting_for
+        super().__init__(data, ctx)
+
+    @property
+    def _data(self):
+        if self._waiting_for is not None:
+            raise MXNetError(self._waiting_for.not_ready())
+        return _DATA.__get__(self)
+
+    @_data.setter
+    def _data(self, value):
+        _DATA.__set__(self, value)
+
+    def _resolve(self, data):
+        _DATA.__set__(self, data)
+        self._waiting_for = None
+
+
+class _PartGrads:
+    """The output gradients of a round's parts, ``{part index: raw gradient}``, as they
+    accumulate on the round's node (the tape sums gradients with ``+``)."""
+    __slots__ = ('by_part',)
+
+    def __init__(self, by_part):
+        self.by_part = by_part
+
+    def __add__(self, other):
+        merged = dict(self.by_part)
+        for part, grad in other.by_part.items():
+            merged[part] = merged[part] + grad if part in merged else grad
+        return _PartGrads(merged)
+
+
+class _Part:
+    __slots__ = ('data', 'gamma', 'beta', 'moving_mean', 'moving_var', 'output')
+
+    def __init__(self, data, gamma, beta, moving_mean, moving_var, output):
+        self.data, self.gamma, self.beta = data, gamma, beta
+        self.moving_mean, self.moving_var = moving_mean, moving_var
+        self.output = output
+
+
+class SyncRound:
+    """Where the parts of one synchronized layer meet, ``ndev`` at a time (MXNet's
+    key-based barrier; a Gluon SyncBatchNorm owns one).
+
+    Parameters
+    ----------
+    key : str
+        Names the layer in messages (MXNet's ``key``, the Block's prefix).
+    ndev : int
+        How many parts make a round: the number of devices the batch is split over.
+    """
+
+    def __init__(self, key, ndev):
+        self.key = key
+        self.ndev = ndev
+        self._parts = []
+        self._lock = threading.Lock()
+
+    def not_ready(self):
+        """The message of a pending output read too early; the round is abandoned, so
+        that the next call starts a fresh one."""
+        with self._lock:
+            count = len(self._parts)
+            for part in self._parts:
+                part.output._waiting_for = _Abandoned(self)
+            self._parts = []
+        return ("SyncBatchNorm '%s': this output needs the batch statistics of all "
+                "num_devices=%d parts of the batch and %d arrived: gluonedu runs each "
+                "operation when it is called (MXNet's engine queues them), so call the layer "
+                "on every device's part before using any of its outputs, e.g. layer by layer "
+                "over the parts: `for layer in net: xs = [layer(x) for x in xs]`. These parts "
+                "are dropped; the next call starts a new batch."
+                % (self.key, self.ndev, count))
+
+    def add(self, part):
+        """Add ``part``; the parts of the round if it is now complete, else None."""
+        with self._lock:
+            if self._parts:
+                _check_alike(self.key, self._parts[0].data, part.data)
+            self._parts.append(part)
+            if len(self._parts) < self.ndev:
+                return None
+            parts, self._parts = self._parts, []
+            return parts
+
+
+class _Abandoned:
+    """What a pending output of an abandoned round says when read."""
+
+    def __init__(self, round_):
+        self._key = round_.key
+
+    def not_ready(self):
+        return ("SyncBatchNorm '%s': this output belongs to a batch whose parts were dropped "
+                "when an output was read before all of them had arrived; compute it again"
+                % self._key)
+
+
+def _check_alike(key, first, data):
+    """MXNetError unless ``data`` can share statistics with the round's ``first`` part."""
+    if first.shape[1:] != data.shape[1:] or first.dtype != data.dtype:
+        raise MXNetError("SyncBatchNorm '%s': a batch's parts must differ in their batch size "
+                         "only, got %s %s after %s %s; split one batch with "
+                         "gluon.utils.split_and_load" % (key, data.shape, data.dtype.__name__,
+                                                         first.shape, first.dtype.__name__))
+
+
+def _reshaped(arr):
+    """``(N, C, positions)`` view of an NDArray's data, as MXNet's operator sees it."""
+    x = arr._data
+    return x.reshape(x.shape[0], x.shape[1], -1)
+
+
+def _mean_scale(x):
+    """``C / size`` of an ``(N, C, positions)`` array, in its dtype (MXNet's ``scale``)."""
+    dtype = x.dtype.type
+    return dtype(x.shape[1]) / dtype(x.size)
+
+
+def _per_channel(values):
+    """A per-channel vector shaped to broadcast against ``(N, C, positions)``."""
+    return values.reshape(1, -1, 1)
+
+
+def _check_part(key, data, gamma, beta, moving_mean, moving_var):
+    if data.ndim < 2:
+        raise MXNetError("SyncBatchNorm '%s' needs data of shape (batch, channels, ...), got "
+                         "%s" % (key, data.shape))
+    channels = data.shape[1]
+    for name, arr in (('gamma', gamma), ('beta', beta), ('running_mean', moving_mean),
+                      ('running_var', moving_var)):
+        if arr.shape != (channels,):
+            raise MXNetError("SyncBatchNorm '%s': %s has shape %s, the data's %d channels "
+                             "need (%d,)" % (key, name, arr.shape, channels, channels))
+        if arr.context != data.context:
+            raise MXNetError("SyncBatchNorm '%s': %s is on %s, the data on %s"
+                             % (key, name, arr.context, data.context))
+
+
+def sync_batch_norm(sync_round, data, gamma, beta, moving_mean, moving_var, eps=1e-5,
+                    momentum=0.9, fix_gamma=False, use_global_stats=False):
+    """Normalize ``data`` (one device's part, channels on axis 1) with the statistics of
+    all parts of its ``sync_round``; returns the output, pending until the round is
+    complete (see the module's notes)."""
+    _check_part(sync_round.key, data, gamma, beta, moving_mean, moving_var)
+    if fix_gamma:
+        gamma._data[...] = 1  # as MXNet, which writes the ones into gamma
+    if not _graph.STATE.training or use_global_stats:
+        return _with_running_stats(data, gamma, beta, moving_mean, moving_var, eps, fix_gamma)
+    placeholder = data._xp.empty(0, dtype=data.dtype)  # its values come with the round
+    output = _PendingOutput(placeholder, data.context, sync_round)
+    parts = sync_round.add(_Part(data, gamma, beta, moving_mean, moving_var, output))
+    if parts is not None:
+        _normalize_round(parts, eps, momentum, fix_gamma)
+    return output
+
+
+def _host_average(arrays):
+    """The average of per-device vectors, on the host (MXNet sums them on the CPU)."""
+    total = _backend.to_host(arrays[0]).copy()
+    for arr in arrays[1:]:
+        total += _backend.to_host(arr)
+    return total / total.dtype.type(len(arrays))
+
+
+def _on(part, host):
+    with _backend.device_scope(part.data.context):
+        return part.data._xp.asarray(host)
+
+
+def _normalize_round(parts, eps, momentum, fix_gamma):
+    """Compute every part's output from the shared statistics; record one node."""
+    means, squares = [], []
+    for part in parts:
+        x = _reshaped(part.data)
+        scale = _mean_scale(x)
+        with _backend.device_scope(part.data.context):
+            means.append(x.sum(axis=(0, 2)) * scale)
+            squares.append((x * x).sum(axis=(0, 2)) * scale)
+    mean = _host_average(means)
+    var = _host_average(squares) - mean * mean
+    eps = mean.dtype.type(eps)
+    for part in parts:
+        x = _reshaped(part.data)
+        xp = part.data._xp
+        with _backend.device_scope(part.data.context):
+            mean_d, var_d = _on(part, mean), _on(part, var)
+            y = (_per_channel(part.gamma._data) * (x - _per_channel(mean_d))
+                 / xp.sqrt(_per_channel(var_d) + eps) + _per_channel(part.beta._data))
+        part.output._resolve(y.reshape(part.data.shape))
+    _record_round(parts, mean, var, eps, momentum, fix_gamma)
+
+
+def _record_round(parts, mean, var, eps, momentum, fix_gamma):
+    """One node for the whole round (a carrier array every output depends on), so that
+    the backward pass sees the gradients of all parts at once, as MXNet's barrier does."""
+    inputs = tuple(p.data for p in parts) + tuple(p.gamma for p in parts) + \
+        tuple(p.beta for p in parts)
+    if not (_graph.STATE.recording and any(_graph.is_tracked(x) for x in inputs)):
+        return
+    first = parts[0].data
+    carrier = _graph.record(NDArray(first._xp.zeros(1, dtype=first.dtype), first.context),
+                            inputs, lambda grads: _round_backward(parts, grads, mean, var,
+                                                                  eps, momentum, fix_gamma),
+                            'SyncBatchNorm')
+    for index, part in enumerate(parts):
+        _graph.record(part.output, (carrier,),
+                      lambda grad, index=index: (_PartGrads({index: grad}),), 'SyncBatchNorm')
+
+
+def _round_backward(parts, grads, mean, var, eps, momentum, fix_gamma):
+    """The gradients of every part's data, gamma and beta (see the module's formulas);
+    the running statistics move towards the round's."""
+    missing = [i for i in range(len(parts)) if i not in grads.by_part]
+    if missing:
+        raise MXNetError(
+            "SyncBatchNorm: the backward pass reached the outputs of %d of its %d parts; "
+            "every part's gradient depends on all of them, so differentiate the losses of "
+            "all devices in one call: autograd.backward([loss_0, loss_1, ...]) (not "
+            "loss.backward() per device)" % (len(parts) - len(missing), len(parts)))
+    sums, products = [], []
+    for index, part in enumerate(parts):
+        x, g = _reshaped(part.data), grads.by_part[index].reshape(_reshaped(part.data).shape)
+        xp = part.data._xp
+        with _backend.device_scope(part.data.context):
+            centered = x - _per_channel(_on(part, mean))
+            sums.append(g.sum(axis=(0, 2)))
+            products.append((g * centered).sum(axis=(0, 2)))
+    grad_sum, prod_sum = _host_average(sums), _host_average(products)
+    data_grads, gamma_grads, beta_grads = [], [], []
+    for index, part in enumerate(parts):
+        x, g = _reshaped(part.data), grads.by_part[index].reshape(_reshaped(part.data).shape)
+        xp, dtype = part.data._xp, x.dtype.type
+        with _backend.device_scope(part.data.context):
+            _move_running(part, _on(part, mean), _on(part, var), momentum)
+            mean_d, var_d = _on(part, mean), _on(part, var)
+            slope = part.gamma._data
+            inv_std = 1 / xp.sqrt(var_d + eps)
+            grad_var = -_on(part, prod_sum) * slope * (var_d + eps) ** dtype(-1.5)
+            grad_mean = -_on(part, grad_sum) * slope * inv_std
+            scale = _mean_scale(x)
+            centered = x - _per_channel(mean_d)
+            dx = (g * _per_channel(slope * inv_std)
+                  + _per_channel(grad_var) * scale * centered
+                  + _per_channel(grad_mean) * scale)
+            dgamma = xp.zeros_like(slope) if fix_gamma else \
+                (g * centered * _per_channel(inv_std)).sum(axis=(0, 2))
+            data_grads.append(dx.reshape(part.data.shape))
+            gamma_grads.append(dgamma)
+            beta_grads.append(g.sum(axis=(0, 2)))
+    return tuple(data_grads) + tuple(gamma_grads) + tuple(beta_grads)
+
+
+def _move_running(part, mean, var, momentum):
+    """``running ← running·momentum + batch·(1 − momentum)`` on the part's device."""
+    for running, batch in ((part.moving_mean, mean), (part.moving_var, var)):
+        dtype = running._data.dtype.type
+        running._data[...] = running._data * dtype(momentum) + batch * dtype(1 - momentum)
+
+
+def _with_running_stats(data, gamma, beta, moving_mean, moving_var, eps, fix_gamma):
+    """Prediction mode or use_global_stats: this device's running statistics, no sharing."""
+    x, xp = _reshaped(data), data._xp
+    with _backend.device_scope(data.context):
+        eps = x.dtype.type(eps)
+        inv_std = 1 / xp.sqrt(moving_var._data + eps)
+        slope = gamma._data * inv_std
+        y = (x * _per_channel(slope)
+             + _per_channel(beta._data - gamma._data * moving_mean._data * inv_std))
+
+    def backward(grad):
+        g = grad.reshape(x.shape)
+        with _backend.device_scope(data.context):
+            centered = x - _per_channel(moving_mean._data)
+            dgamma = xp.zeros_like(slope) if fix_gamma else \
+                (g * centered * _per_channel(inv_std)).sum(axis=(0, 2))
+            return ((g * _per_channel(slope)).reshape(data.shape), dgamma,
+                    g.sum(axis=(0, 2)))
+    return _graph.record(NDArray(y.reshape(data.shape), data.context), (data, gamma, beta),
+                         backward, 'SyncBatchNorm')

@@ -1,0 +1,41 @@
+"""gluon.contrib.nn.SyncBatchNorm over several CPU contexts (sync_batchnorm_driver): the
+outputs, gradients and running statistics of MXNet 1.9.1, and MXNet's own
+test_sync_batchnorm."""
+import json
+
+import numpy as np
+import pytest
+
+import sync_batchnorm_driver as driver
+from conftest import HERE, load_oracle_npz, run_oracle
+
+CASES = list(driver.CASES) + ['mxnet_test_sync_batchnorm']
+
+
+@pytest.fixture(scope='module')
+def mxnet_outcomes(tmp_path_factory):
+    workdir = tmp_path_factory.mktemp('mxnet_sync_batchnorm')
+    results_path = workdir / 'results.npz'
+    # MXNet's operator waits until every slice has arrived: the NaiveEngine, which runs
+    # each call at once, would wait forever.
+    run_oracle(HERE / 'sync_batchnorm_driver.py', [results_path], workdir, results_path,
+               naive_engine=False)
+    results, _ = load_oracle_npz(results_path)
+    return {case: json.loads(str(results[case])) for case in CASES}
+
+
+@pytest.fixture(scope='module')
+def gluonedu_outcomes():
+    import gluonedu
+    return json.loads(json.dumps(driver.run_all(gluonedu)))
+
+
+@pytest.mark.parametrize('case', CASES)
+def test_sync_batchnorm_as_in_mxnet(case, mxnet_outcomes, gluonedu_outcomes):
+    mine, theirs = gluonedu_outcomes[case], mxnet_outcomes[case]
+    assert sorted(mine) == sorted(theirs)
+    for name, value in theirs.items():
+        if isinstance(value, (str, bool)):
+            assert mine[name] == value, name
+        else:
+            np.testing.assert_allclose(mine[name], value, rtol=1e-4, atol=1e-5, err_msg=name)
