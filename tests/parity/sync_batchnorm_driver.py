@@ -16,7 +16,7 @@ import sys
 
 import numpy as np
 
-#: name -> (ndev, shape, layer keyword arguments, even_split, steps)
+#: name -> (ndev, shape, layer keyword arguments (and hybridize), even_split, steps)
 CASES = {
     '2dev-2d': (2, (12, 3), {}, True, 1),
     '2dev-3d': (2, (12, 3, 5), {}, True, 1),
@@ -29,6 +29,7 @@ CASES = {
     '2dev-uneven': (2, (7, 3, 4), {}, False, 1),
     '2dev-deferred-two-steps': (2, (12, 3, 4), {'in_channels': 0}, True, 2),
     '1dev': (1, (12, 3, 4), {}, True, 1),
+    '1dev-hybridized': (1, (12, 3, 4), {'hybridize': True}, True, 2),
 }
 
 
@@ -43,8 +44,11 @@ def run(mx, case):
     ctxs = [mx.cpu(i) for i in range(ndev)]
     channels = shape[1]
     kwargs = dict({'in_channels': channels}, **kwargs)
+    hybridize = kwargs.pop('hybridize', False)
     layer = mx.gluon.contrib.nn.SyncBatchNorm(num_devices=ndev, **kwargs)
     layer.initialize(ctx=ctxs)
+    if hybridize:
+        layer.hybridize()
     out = {'repr': repr(layer).split('(', 1)[1].replace(layer.prefix, 'PREFIX')}
     if kwargs['in_channels']:
         for param, low, high in ((layer.gamma, 0.5, 1.5), (layer.beta, -1, 1),

@@ -269,28 +269,27 @@ def _round_backward(parts, grads, mean, var, eps, momentum, fix_gamma):
             "every part's gradient depends on all of them, so differentiate the losses of "
             "all devices in one call: autograd.backward([loss_0, loss_1, ...]) (not "
             "loss.backward() per device)" % (len(parts) - len(missing), len(parts)))
-    sums, products = [], []
+    views, sums, products = [], [], []
     for index, part in enumerate(parts):
-        x, g = _reshaped(part.data), grads.by_part[index].reshape(_reshaped(part.data).shape)
-        xp = part.data._xp
+        x = _reshaped(part.data)
+        g = grads.by_part[index].reshape(x.shape)
         with _backend.device_scope(part.data.context):
             centered = x - _per_channel(_on(part, mean))
             sums.append(g.sum(axis=(0, 2)))
             products.append((g * centered).sum(axis=(0, 2)))
+        views.append((x, g, centered))
     grad_sum, prod_sum = _host_average(sums), _host_average(products)
     data_grads, gamma_grads, beta_grads = [], [], []
-    for index, part in enumerate(parts):
-        x, g = _reshaped(part.data), grads.by_part[index].reshape(_reshaped(part.data).shape)
+    for part, (x, g, centered) in zip(parts, views):
         xp, dtype = part.data._xp, x.dtype.type
         with _backend.device_scope(part.data.context):
-            _move_running(part, _on(part, mean), _on(part, var), momentum)
             mean_d, var_d = _on(part, mean), _on(part, var)
+            _move_running(part, mean_d, var_d, momentum)
             slope = part.gamma._data
             inv_std = 1 / xp.sqrt(var_d + eps)
             grad_var = -_on(part, prod_sum) * slope * (var_d + eps) ** dtype(-1.5)
             grad_mean = -_on(part, grad_sum) * slope * inv_std
             scale = _mean_scale(x)
-            centered = x - _per_channel(mean_d)
             dx = (g * _per_channel(slope * inv_std)
                   + _per_channel(grad_var) * scale * centered
                   + _per_channel(grad_mean) * scale)
