@@ -3,9 +3,9 @@
 Each case splits a seeded batch over ``ndev`` contexts cpu(0), cpu(1), ... with
 ``split_and_load``, calls the layer on every slice under ``autograd.record()``, then
 differentiates a seeded weighting of every slice's output in one ``autograd.backward``
-call: the outputs, the slices' gradients, gamma's and beta's gradient on each context and
-the running statistics after the backward pass (then an output in prediction mode) are
-compared. ``mxnet_test_sync_batchnorm`` is MXNet's own test (one device on the CPU,
+call (or one ``backward()`` per slice): the outputs, the slices' gradients, gamma's and
+beta's gradient on each context and the running statistics after the backward pass (then
+an output in prediction mode) are compared. ``mxnet_test_sync_batchnorm`` is MXNet's own test (one device on the CPU,
 SyncBatchNorm against BatchNorm on the whole batch and against the formula), reporting
 whether each of its checks holds. Both sides run :func:`run` (it imports neither
 package). As a script, on the oracle's interpreter (MXNet's threaded engine: its
@@ -16,7 +16,8 @@ import sys
 
 import numpy as np
 
-#: name -> (ndev, shape, layer keyword arguments (and hybridize), even_split, steps)
+#: name -> (ndev, shape, layer keyword arguments (and hybridize, backward_per_device),
+#: even_split, steps)
 CASES = {
     '2dev-2d': (2, (12, 3), {}, True, 1),
     '2dev-3d': (2, (12, 3, 5), {}, True, 1),
@@ -30,6 +31,7 @@ CASES = {
     '2dev-deferred-two-steps': (2, (12, 3, 4), {'in_channels': 0}, True, 2),
     '1dev': (1, (12, 3, 4), {}, True, 1),
     '1dev-hybridized': (1, (12, 3, 4), {'hybridize': True}, True, 2),
+    '2dev-backward-per-device': (2, (12, 3, 4), {'backward_per_device': True}, True, 2),
 }
 
 
@@ -45,6 +47,7 @@ def run(mx, case):
     channels = shape[1]
     kwargs = dict({'in_channels': channels}, **kwargs)
     hybridize = kwargs.pop('hybridize', False)
+    backward_per_device = kwargs.pop('backward_per_device', False)
     layer = mx.gluon.contrib.nn.SyncBatchNorm(num_devices=ndev, **kwargs)
     layer.initialize(ctx=ctxs)
     if hybridize:
@@ -67,7 +70,11 @@ def run(mx, case):
             outputs = [layer(x) for x in slices]
             losses = [(y * w).sum() for y, w in zip(outputs, heads)]
         mx.nd.waitall()
-        mx.autograd.backward(losses)
+        if backward_per_device:
+            for loss in losses:
+                loss.backward()
+        else:
+            mx.autograd.backward(losses)
         mx.nd.waitall()
         tag = 'step%d|' % step
         out[tag + 'output'] = _tolist(np.concatenate([y.asnumpy() for y in outputs]))

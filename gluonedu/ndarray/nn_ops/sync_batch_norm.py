@@ -25,11 +25,13 @@ so one Python thread never waits. gluonedu runs each operation when it is called
 :class:`SyncRound` collects the parts instead: each call returns its output at once, but
 the outputs stay *pending* until the last part arrives, which computes them all. Reading
 a pending output (its values, shape, or an operation on it) raises MXNetError saying what
-to do — call the layer on every part before using any output. The backward pass is one
-node over all parts: the gradients of every part's output must reach it in one
-``backward`` call (``autograd.backward([loss_0, loss_1, ...])``), else MXNetError.
+to do — call the layer on every part before using any output. The backward pass meets
+the same way: each output's node depends on every part's data, keeps the gradient that
+reaches it, and the last of them to arrive (in one ``autograd.backward([loss_0, ...])``
+or over one ``backward()`` per device) computes and passes on the gradients of all.
 """
 import threading
+import warnings
 
 from ... import _backend
 from ...base import MXNetError
@@ -65,21 +67,6 @@ class _PendingOutput(NDArray):
         self._waiting_for = None
 
 
-class _PartGrads:
-    """The output gradients of a round's parts, ``{part index: raw gradient}``, as they
-    accumulate on the round's node (the tape sums gradients with ``+``)."""
-    __slots__ = ('by_part',)
-
-    def __init__(self, by_part):
-        self.by_part = by_part
-
-    def __add__(self, other):
-        merged = dict(self.by_part)
-        for part, grad in other.by_part.items():
-            merged[part] = merged[part] + grad if part in merged else grad
-        return _PartGrads(merged)
-
-
 class _Part:
     __slots__ = ('data', 'gamma', 'beta', 'moving_mean', 'moving_var', 'output')
 
@@ -106,6 +93,7 @@ class SyncRound:
         self.ndev = ndev
         self._parts = []
         self._lock = threading.Lock()
+        self.meeting = None  # the backward meeting of the last complete round
 
     def not_ready(self):
         """The message of a pending output read too early; the round is abandoned, so
@@ -202,7 +190,7 @@ def sync_batch_norm(sync_round, data, gamma, beta, moving_mean, moving_var, eps=
     output = _PendingOutput(placeholder, data.context, sync_round)
     parts = sync_round.add(_Part(data, gamma, beta, moving_mean, moving_var, output))
     if parts is not None:
-        _normalize_round(parts, eps, momentum, fix_gamma)
+        _normalize_round(sync_round, parts, eps, momentum, fix_gamma)
     return output
 
 
@@ -219,7 +207,7 @@ def _on(part, host):
         return part.data._xp.asarray(host)
 
 
-def _normalize_round(parts, eps, momentum, fix_gamma):
+def _normalize_round(sync_round, parts, eps, momentum, fix_gamma):
     """Compute every part's output from the shared statistics; record one node."""
     means, squares = [], []
     for part in parts:
@@ -239,40 +227,61 @@ def _normalize_round(parts, eps, momentum, fix_gamma):
             y = (_per_channel(part.gamma._data) * (x - _per_channel(mean_d))
                  / xp.sqrt(_per_channel(var_d) + eps) + _per_channel(part.beta._data))
         part.output._resolve(y.reshape(part.data.shape))
-    _record_round(parts, mean, var, eps, momentum, fix_gamma)
+    _record_round(sync_round, parts, mean, var, eps, momentum, fix_gamma)
 
 
-def _record_round(parts, mean, var, eps, momentum, fix_gamma):
-    """One node for the whole round (a carrier array every output depends on), so that
-    the backward pass sees the gradients of all parts at once, as MXNet's barrier does."""
+class _BackwardMeeting:
+    """Where the output gradients of one round meet during backward: the last to arrive
+    computes the gradients of every part (MXNet's backward barrier)."""
+
+    def __init__(self, parts, mean, var, eps, momentum, fix_gamma):
+        self._parts = parts
+        self._statistics = (mean, var, eps, momentum, fix_gamma)
+        self._grads = {}
+
+    @property
+    def arrived(self):
+        """How many parts' output gradients are waiting for the others."""
+        return len(self._grads)
+
+    def receive(self, index, grad):
+        """Keep part ``index``'s output gradient; when every part's has arrived, the
+        gradients of all data, gammas and betas, else one None for each."""
+        self._grads[index] = grad
+        if len(self._grads) < len(self._parts):
+            return (None,) * (3 * len(self._parts))
+        grads, self._grads = self._grads, {}
+        return _round_backward(self._parts, grads, *self._statistics)
+
+
+def _record_round(sync_round, parts, mean, var, eps, momentum, fix_gamma):
+    """Record each output with every part's data, gamma and beta as its inputs: the tape
+    then reaches all of them from any output, and orders each part's data after every
+    output in a backward pass over several."""
     inputs = tuple(p.data for p in parts) + tuple(p.gamma for p in parts) + \
         tuple(p.beta for p in parts)
     if not (_graph.STATE.recording and any(_graph.is_tracked(x) for x in inputs)):
         return
-    first = parts[0].data
-    carrier = _graph.record(NDArray(first._xp.zeros(1, dtype=first.dtype), first.context),
-                            inputs, lambda grads: _round_backward(parts, grads, mean, var,
-                                                                  eps, momentum, fix_gamma),
-                            'SyncBatchNorm')
+    meeting = _BackwardMeeting(parts, mean, var, eps, momentum, fix_gamma)
+    previous, sync_round.meeting = sync_round.meeting, meeting
+    if previous is not None and previous.arrived:
+        warnings.warn("SyncBatchNorm '%s': the backward pass of the previous batch reached "
+                      "the outputs of %d of its %d parts, so no gradient went on to the "
+                      "layers before it; differentiate the loss of every device"
+                      % (sync_round.key, previous.arrived, len(parts)), RuntimeWarning,
+                      stacklevel=2)
     for index, part in enumerate(parts):
-        _graph.record(part.output, (carrier,),
-                      lambda grad, index=index: (_PartGrads({index: grad}),), 'SyncBatchNorm')
+        _graph.record(part.output, inputs,
+                      lambda grad, index=index: meeting.receive(index, grad), 'SyncBatchNorm')
 
 
 def _round_backward(parts, grads, mean, var, eps, momentum, fix_gamma):
     """The gradients of every part's data, gamma and beta (see the module's formulas);
     the running statistics move towards the round's."""
-    missing = [i for i in range(len(parts)) if i not in grads.by_part]
-    if missing:
-        raise MXNetError(
-            "SyncBatchNorm: the backward pass reached the outputs of %d of its %d parts; "
-            "every part's gradient depends on all of them, so differentiate the losses of "
-            "all devices in one call: autograd.backward([loss_0, loss_1, ...]) (not "
-            "loss.backward() per device)" % (len(parts) - len(missing), len(parts)))
     views, sums, products = [], [], []
     for index, part in enumerate(parts):
         x = _reshaped(part.data)
-        g = grads.by_part[index].reshape(x.shape)
+        g = grads[index].reshape(x.shape)
         with _backend.device_scope(part.data.context):
             centered = x - _per_channel(_on(part, mean))
             sums.append(g.sum(axis=(0, 2)))

@@ -27,8 +27,9 @@ class SyncBatchNorm(BatchNorm):
 
     gluonedu runs each operation when it is called, so the outputs of a batch's slices
     are computed when its last slice arrives: use them after calling the layer on every
-    slice (reading one earlier raises MXNetError), and differentiate the losses of all
-    devices in one call, ``autograd.backward([loss_0, loss_1, ...])``.
+    slice (reading one earlier raises MXNetError). In backward, the gradients of all
+    slices' outputs meet likewise: differentiate the loss of every device, in one
+    ``autograd.backward([loss_0, loss_1, ...])`` or one ``backward()`` each.
 
     Parameters
     ----------
