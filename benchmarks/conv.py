@@ -1,6 +1,6 @@
 """Convolutional networks on the CPU: gluonedu vs MXNet 1.9.1 vs PyTorch, forward + backward.
 
-    .venv/bin/python benchmarks/conv.py [--repeat 10] [--rounds 3] [--threads 1]
+    .venv/bin/python benchmarks/conv.py [--repeat 10] [--rounds 3] [--threads 1] [--json PATH]
 
 Workloads (float32, NCHW):
 
@@ -27,17 +27,35 @@ Peers: MXNet from ``--mxnet-python`` (default ``$GLUONEDU_MXNET_PYTHON``, else
 ``--torch-python`` (default ``.venv-bench/bin/python``; make it with
 ``python3 -m venv .venv-bench && .venv-bench/bin/pip install numpy torch==2.13.0``, the
 CPU build). A missing peer is reported as such; the rest still runs.
+
+``--json PATH`` writes the results file that benchmarks/check_baselines.py compares with
+the recorded baseline: gluonedu (fast kernels) ÷ each peer per workload and phase, named
+``conv|<workload>|<phase>|gluonedu/<peer>``, phases ``predict`` and ``train`` (wall
+clock) and ``predict_cpu`` and ``train_cpu`` (CPU time).
 """
 import argparse
 import json
 import os
 import platform
-import subprocess
 import sys
 import textwrap
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from _harness import (REPO, RatioTable, cell, default_mxnet_python, load_note, minimum, ratio,
+                      ratio_name, take_turns, thread_env, write_results)
+
 WORKLOADS = ('lenet28', 'lenet8', 'resblock', 'resblock_down')
+#: The timed phases, as the drivers name them -> as the recorded ratios do.
+PHASES = {'forward': 'predict', 'forward_backward': 'train', 'forward_cpu': 'predict_cpu',
+          'forward_backward_cpu': 'train_cpu'}
+#: The peers' columns -> the recorded ratios' last part (gluonedu ÷ the peer).
+PEER_RATIOS = {'mxnet': 'gluonedu/mxnet', 'mxnet-hybrid': 'gluonedu/mxnet_hybrid',
+               'torch': 'gluonedu/torch'}
+
+
+def ratio_names(workloads=WORKLOADS):
+    """Every ratio a run over ``workloads`` records (or reports missing)."""
+    return [ratio_name('conv', name, phase, peer) for name in workloads
+            for phase in PHASES.values() for peer in PEER_RATIOS.values()]
 
 # Wall-clock and CPU time (all the process's threads) of each timed phase, in ms.
 CLOCKS = textwrap.dedent('''
@@ -179,65 +197,23 @@ TORCH_MAIN = CLOCKS + textwrap.dedent('''
 ''')
 
 
-def run(python, source, args, threads):
-    """One subprocess's timings, or the reason it gave none."""
-    if not python or not os.path.exists(python):
-        return 'not found: %s' % python
-    env = dict(os.environ, OMP_NUM_THREADS=str(threads), OPENBLAS_NUM_THREADS=str(threads),
-               MKL_NUM_THREADS=str(threads), NUMBA_NUM_THREADS=str(threads),
-               MXNET_STORAGE_FALLBACK_LOG_VERBOSE='0')
-    env.pop('PYTHONPATH', None)
-    proc = subprocess.run([python, '-c', source] + [str(a) for a in args], capture_output=True,
-                          text=True, env=env, timeout=3600)
-    if proc.returncode != 0:
-        return 'failed: ' + (proc.stderr.strip().splitlines() or ['?'])[-1][:100]
-    return json.loads(proc.stdout.strip().splitlines()[-1])
-
-
-def merge(total, result):
-    """Add one round's timings (or keep the first failure's text)."""
-    if isinstance(result, str):
-        return total if total else result
-    total = total if isinstance(total, dict) else {}
-    for framework, workloads in result.items():
-        for name, phases in workloads.items():
-            slot = total.setdefault(framework, {}).setdefault(name, {})
-            for phase, times in phases.items():
-                slot.setdefault(phase, []).extend(times)
-    return total
-
-
-def best(results, framework, name, phase):
-    try:
-        return min(results[framework][name][phase])
-    except (KeyError, TypeError, ValueError):
-        return None
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument('--repeat', type=int, default=10)
     parser.add_argument('--rounds', type=int, default=3)
     parser.add_argument('--threads', type=int, default=1)
     parser.add_argument('--workloads', default=','.join(WORKLOADS))
-    parser.add_argument('--mxnet-python', default=os.environ.get('GLUONEDU_MXNET_PYTHON') or
-                        os.path.join(REPO, '.venv-mxnet', 'bin', 'python'))
+    parser.add_argument('--mxnet-python', default=default_mxnet_python())
     parser.add_argument('--torch-python',
                         default=os.path.join(REPO, '.venv-bench', 'bin', 'python'))
-    parser.add_argument('--json', help='also write all timings to this file')
+    parser.add_argument('--json', help='also write the ratios and all timings to this file')
     args = parser.parse_args()
+    load_start = os.getloadavg()
     names = json.dumps(args.workloads.split(','))
     peers = [('gluonedu', sys.executable, GLUONEDU_MAIN, [names, args.repeat, REPO]),
              ('mxnet', args.mxnet_python, MXNET_MAIN, [names, args.repeat]),
              ('torch', args.torch_python, TORCH_MAIN, [names, args.repeat, args.threads])]
-    results, failures = {}, {}
-    for _ in range(args.rounds):
-        for label, python, source, extra in peers:
-            outcome = run(python, source, extra, args.threads)
-            if isinstance(outcome, str):
-                failures.setdefault(label, outcome)
-            else:
-                results = merge(results, outcome)
+    results, failures = take_turns(peers, args.rounds, thread_env(args.threads))
 
     import numpy
     print('gluonedu conv benchmark — %s, %d cores, %d thread(s) per framework, NumPy %s; '
@@ -247,22 +223,29 @@ def main():
     for label, reason in failures.items():
         print('%s: %s' % (label, reason))
     columns = ['gluonedu', 'gluonedu-reference', 'mxnet', 'mxnet-hybrid', 'torch']
-    for phase in ('forward', 'forward_backward', 'forward_cpu', 'forward_backward_cpu'):
+    table = RatioTable()
+    for phase in PHASES:
         print('\n%s' % phase.replace('_backward', ' + backward').replace('_cpu', ', CPU time'))
         header = '%-14s' % 'workload' + ''.join('%20s' % c for c in columns) + \
             '%9s%9s%9s' % ('/mxnet', '/hybrid', '/torch')
         print(header)
         print('-' * len(header))
         for name in args.workloads.split(','):
-            times = [best(results, c, name, phase) for c in columns]
-            ours = times[0]
-            cells = ''.join('%20s' % ('%.2f' % t if t is not None else 'n/a') for t in times)
-            ratios = ''.join('%9s' % ('%.2f' % (ours / t) if ours and t else '-')
-                             for t in times[2:])
+            times = dict(zip(columns, (minimum(results, c, name, phase) for c in columns)))
+            ours = times['gluonedu']
+            cells = ''.join(cell(t, 20, missing='n/a') for t in times.values())
+            ratios = ''.join(cell(ratio(ours, times[peer]), 9) for peer in PEER_RATIOS)
             print('%-14s%s%s' % (name, cells, ratios))
+            for peer, last in PEER_RATIOS.items():
+                why = (failures.get('gluonedu') or failures.get(peer.split('-')[0]) or
+                       'no timing')
+                table.add(ratio_name('conv', name, PHASES[phase], last),
+                          ratio(ours, times[peer]), why)
+    print(load_note(load_start, os.getloadavg()))
     if args.json:
-        with open(args.json, 'w') as f:
-            json.dump(results, f, indent=1)
+        settings = {'repeat': args.repeat, 'rounds': args.rounds, 'threads': args.threads,
+                    'workloads': args.workloads}
+        write_results(args.json, 'conv', table, settings, load_start, results)
 
 
 if __name__ == '__main__':

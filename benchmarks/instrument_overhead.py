@@ -32,15 +32,24 @@ backward and step, CPU time): what a training loop feels.
 Aims (issues 5 and 14): events <= 1.05x bare (set before the non-finite count existed:
 ``no count`` is the like-for-like figure), all norms <= 1.5x bare.
 
+``--json PATH`` writes the results file that benchmarks/check_baselines.py compares with
+the recorded baseline: per path and watched configuration, the ratio of its least CPU
+time per step to bare's (``instrument_overhead|<path>|<config>/bare``) and its median
+overhead in µs per step (``instrument_overhead|<path>|<config>|overhead_us``), paths
+``fused`` and ``reference``.
+
 Usage::
 
     .venv/bin/python benchmarks/instrument_overhead.py [--rounds 60] [--steps 5] [--seed 0]
+        [--json PATH]
 """
 import argparse
 import os
 import random
 import statistics
 import time
+
+from _harness import RatioTable, load_note, ratio_name, write_results
 
 # One thread each for BLAS and numba: on a small, busy machine, worker threads that spin
 # after each matmul of the (untimed) forward/backward, or a parallel fused kernel waiting
@@ -60,6 +69,19 @@ RECORDERS = {'bare': None, 'events only': {'norms': False},
              'all norms': {'norms': True}}
 PATHS = {'fused (default)': {}, 'reference (fused=False)': {'fused': False}}
 AIMS = {'events only': 1.05, 'no count': 1.05, 'all norms': 1.5}
+
+
+def _short(label):
+    """A path's or configuration's name in the recorded ratios: 'fused', 'events_only'."""
+    return label.split(' (')[0].replace(' ', '_')
+
+
+def ratio_names():
+    """Every ratio a run records: per path and watched configuration, its CPU time per
+    step over bare's, and its overhead in µs per step."""
+    return [ratio_name('instrument_overhead', _short(path), _short(config) + last)
+            for path in PATHS for config in CONFIGS if config != 'bare'
+            for last in ('/bare', '|overhead_us')]
 
 
 def digits_mlp(seed=0):
@@ -115,7 +137,7 @@ class Run:
         return wall / steps, cpu / steps, iteration / steps
 
 
-def block_options(doc, argv=None):
+def block_parser(doc):
     """The options of a benchmark timed in shuffled blocks of steps (this one's and
     nonfinite_check's)."""
     parser = argparse.ArgumentParser(description=doc.splitlines()[0])
@@ -123,11 +145,14 @@ def block_options(doc, argv=None):
     parser.add_argument('--steps', type=int, default=5, help='timed steps per block')
     parser.add_argument('--batch-size', type=int, default=64)
     parser.add_argument('--seed', type=int, default=0, help='of the block order')
-    return parser.parse_args(argv)
+    return parser
 
 
 def main(argv=None):
-    args = block_options(__doc__, argv)
+    parser = block_parser(__doc__)
+    parser.add_argument('--json', help='also write the ratios and all timings to this file')
+    args = parser.parse_args(argv)
+    load_start = os.getloadavg()
 
     X, y = mx.data.digits()
     keys = [(path, config) for path in PATHS for config in CONFIGS]
@@ -158,7 +183,30 @@ def main(argv=None):
         report('wall clock (time.perf_counter)', path, wall)
         report('CPU time of the thread (time.thread_time)', path, cpu)
         per_iteration(path, cpu, iteration)
+    print('\n' + load_note(load_start, os.getloadavg()))
+    if args.json:
+        settings = {'rounds': args.rounds, 'steps': args.steps, 'batch_size': args.batch_size,
+                    'seed': args.seed}
+        timings = {'%s|%s' % key: {'wall': wall[key], 'cpu': cpu[key],
+                                   'iteration_cpu': iteration[key]} for key in keys}
+        write_results(args.json, 'instrument_overhead', overhead_ratios(cpu), settings,
+                      load_start, timings)
     return wall, cpu
+
+
+def overhead_ratios(cpu):
+    """The recorded figures, from the CPU time per step (the steadier clock on a busy
+    machine): least watched ÷ least bare, and the median overhead in µs."""
+    table = RatioTable()
+    for path in PATHS:
+        bare = cpu[path, 'bare']
+        for config in CONFIGS[1:]:
+            times = cpu[path, config]
+            name = ratio_name('instrument_overhead', _short(path), _short(config))
+            table.add(name + '/bare', min(times) / min(bare), None)
+            table.add(name + '|overhead_us',
+                      1e6 * (statistics.median(times) - statistics.median(bare)), None)
+    return table
 
 
 def report(title, path, per_round):

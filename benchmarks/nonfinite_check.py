@@ -18,7 +18,7 @@ import random
 import statistics
 
 # instrument_overhead sets the thread counts before NumPy loads.
-from instrument_overhead import PATHS, Run, block_options
+from instrument_overhead import PATHS, Run, block_parser
 
 import gluonedu as mx  # noqa: E402
 
@@ -27,7 +27,7 @@ AIM = 0.05   # of a whole iteration
 
 
 def main(argv=None):
-    args = block_options(__doc__, argv)
+    args = block_parser(__doc__).parse_args(argv)
 
     X, y = mx.data.digits()
     runs = {path: Run(X, y, args.batch_size, PATHS[path]) for path in PATHS}

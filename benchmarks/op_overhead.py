@@ -14,7 +14,6 @@ minimum over ``--repeat`` batches, in microseconds per call.
 import argparse
 import json
 import os
-import subprocess
 import sys
 import textwrap
 import time
@@ -22,7 +21,8 @@ import timeit
 
 import numpy as np
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from _harness import REPO, default_mxnet_python, peer_env, run_peer
+
 sys.path.insert(0, REPO)
 
 #: (label, statement on mx/nd arrays, statement on NumPy arrays) — setup defines
@@ -73,30 +73,22 @@ DRIVER = textwrap.dedent('''
 
 
 def _mxnet_times(python, number, repeat):
-    if not python or not os.path.exists(python):
-        return 'not found: %s' % python
+    """MXNet's timings of the cases, or the reason there are none."""
     source = DRIVER + textwrap.dedent('''
         import mxnet as mx
         cases = json.loads(sys.argv[1])
         print(json.dumps(run(mx, sys.argv[2], cases, int(sys.argv[3]), int(sys.argv[4]))))
     ''')
-    env = dict(os.environ, MXNET_ENGINE_TYPE='NaiveEngine', OMP_NUM_THREADS='1')
-    env.pop('PYTHONPATH', None)
-    proc = subprocess.run([python, '-c', source, json.dumps([(c[0], c[1]) for c in CASES]),
-                           SETUP_ND, str(number), str(repeat)], capture_output=True, text=True,
-                          env=env,
-                          timeout=1800)
-    if proc.returncode != 0:
-        return 'failed: ' + (proc.stderr.strip().splitlines() or ['?'])[-1][:80]
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+    env = peer_env(MXNET_ENGINE_TYPE='NaiveEngine', OMP_NUM_THREADS='1')
+    return run_peer(python, source, [json.dumps([(c[0], c[1]) for c in CASES]), SETUP_ND,
+                                     number, repeat], env, timeout=1800)
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument('--number', type=int, default=500, help='calls per batch')
     parser.add_argument('--repeat', type=int, default=40, help='batches per row (min taken)')
-    parser.add_argument('--mxnet-python', default=os.environ.get('GLUONEDU_MXNET_PYTHON') or
-                        os.path.join(REPO, '.venv-mxnet', 'bin', 'python'))
+    parser.add_argument('--mxnet-python', default=default_mxnet_python())
     args = parser.parse_args()
     import gluonedu as mx
     namespace = {}

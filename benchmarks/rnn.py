@@ -23,9 +23,8 @@ import platform
 import sys
 import textwrap
 
-from conv import run   # one subprocess's timings (the thread counts pinned)
+from _harness import REPO, cell, default_mxnet_python, minimum, ratio, take_turns, thread_env
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 VOCAB, HIDDEN, LAYERS, STEPS, BATCH = 60, 128, 2, 35, 32
 
 # The same driver text runs under gluonedu and under MXNet: both speak Gluon.
@@ -89,21 +88,11 @@ def main():
     parser.add_argument('--repeat', type=int, default=10)
     parser.add_argument('--rounds', type=int, default=3)
     parser.add_argument('--threads', type=int, default=1)
-    parser.add_argument('--mxnet-python', default=os.environ.get('GLUONEDU_MXNET_PYTHON') or
-                        os.path.join(REPO, '.venv-mxnet', 'bin', 'python'))
+    parser.add_argument('--mxnet-python', default=default_mxnet_python())
     args = parser.parse_args()
     peers = [('gluonedu', sys.executable, GLUONEDU_MAIN, [args.repeat, REPO]),
              ('mxnet', args.mxnet_python, MXNET_MAIN, [args.repeat])]
-    times, failures = {}, {}
-    for _ in range(args.rounds):
-        for label, python, source, extra in peers:
-            outcome = run(python, source, extra, args.threads)
-            if isinstance(outcome, str):
-                failures.setdefault(label, outcome)
-                continue
-            for column, phases in outcome.items():
-                for phase, values in phases.items():
-                    times.setdefault(column, {}).setdefault(phase, []).extend(values)
+    times, failures = take_turns(peers, args.rounds, thread_env(args.threads))
 
     print('character LSTM (vocab %d, %d x %d hidden, %d steps, batch %d): forward + backward '
           '+ step — %s, %d cores, %d thread(s) per framework; min of %d x %d iterations, ms'
@@ -116,11 +105,9 @@ def main():
     print(header)
     print('-' * len(header))
     for phase, label in (('iteration', 'wall'), ('iteration_cpu', 'CPU')):
-        best = [min(times[c][phase]) if c in times else None for c in COLUMNS]
-        cells = ''.join('%20s' % ('%.1f' % t if t is not None else 'n/a') for t in best)
-        ours = best[0]
-        ratios = ''.join('%9s' % ('%.2f' % (ours / t) if ours and t else '-')
-                         for t in best[2:])
+        best = [minimum(times, c, phase) for c in COLUMNS]
+        cells = ''.join(cell(t, 20, '%.1f', 'n/a') for t in best)
+        ratios = ''.join(cell(ratio(best[0], t), 9) for t in best[2:])
         print('%-16s%s%s' % (label, cells, ratios))
 
 

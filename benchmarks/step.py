@@ -1,6 +1,6 @@
 """One optimizer step: gluonedu (fused and reference) vs MXNet 1.9.1 vs PyTorch CPU.
 
-    .venv/bin/python benchmarks/step.py [--repeat 15] [--rounds 3] [--quick]
+    .venv/bin/python benchmarks/step.py [--repeat 15] [--rounds 3] [--quick] [--json PATH]
 
 Layouts: "big" (8 parameters, 8 M floats in all) and "many" (400 parameters of 2,000
 floats); optimizers Adam, SGD-momentum, NAG, RMSProp, AdaGrad, LAMB; contexts "1", "2"
@@ -13,8 +13,8 @@ measured in the same run.
 
 Peers run in their own interpreters, each one subprocess for all rows:
 
-* MXNet 1.9.1: ``--mxnet-python`` (default ``.venv-mxnet/bin/python``, as ``make
-  ref-venv`` builds it). With 2 contexts both frameworks use ``kvstore='device'``, with
+* MXNet 1.9.1: ``--mxnet-python`` (default ``$GLUONEDU_MXNET_PYTHON``, else
+  ``.venv-mxnet/bin/python``, as ``make ref-venv`` builds it). With 2 contexts both frameworks use ``kvstore='device'``, with
   the same ``update_on_kvstore``.
 * PyTorch 2.13 CPU: ``--torch-python`` (default: this interpreter if it can import
   torch, else ``.venv-bench/bin/python``). torch is not a gluonedu dependency; make a
@@ -34,18 +34,23 @@ rounds (its median too). On a shared machine, whose load drifts over minutes, th
 gives every framework the same chances at a quiet moment. (The readable reference path
 is timed in the first round only.) A peer that is missing is reported as such; the rest
 still runs.
+
+``--json PATH`` writes the results file that benchmarks/check_baselines.py compares with
+the recorded baseline: per case, gluonedu (fused) ÷ MXNet, ÷ PyTorch fused and ÷ PyTorch
+foreach, named ``step|<layout>|<contexts>|<optimizer>|fused/<peer>``.
 """
 import argparse
 import json
 import os
-import subprocess
 import sys
 import textwrap
 import time
 
 import numpy as np
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from _harness import (REPO, RatioTable, cell, default_mxnet_python, load_note, merge_rounds,
+                      ratio, ratio_name, run_peer, write_results)
+
 sys.path.insert(0, REPO)
 
 LAYOUTS = {'big': [1_000_000] * 8, 'many': [2_000] * 400}
@@ -63,6 +68,15 @@ SETTINGS = {  # (gluonedu/MXNet name, kwargs)
     'adagrad': ('adagrad', {'learning_rate': 0.1, 'wd': 1e-4}),
     'lamb': ('lamb', {'learning_rate': 1e-3, 'wd': 1e-4}),
 }
+#: The recorded ratios' last part (gluonedu fused ÷ the peer) -> the peer's timings column.
+PEER_RATIOS = {'fused/mxnet': 'mxnet', 'fused/torch_fused': 'torch_fused',
+               'fused/torch_foreach': 'torch_foreach'}
+
+
+def ratio_names(optimizers=OPTIMIZERS):
+    """Every ratio a run with ``optimizers`` records (or reports missing)."""
+    return [ratio_name('step', layout, label, opt, peer) for layout in LAYOUTS
+            for label, _, _ in CONTEXTS for opt in optimizers for peer in PEER_RATIOS]
 
 # The same driver text runs under gluonedu and under MXNet: both speak Gluon.
 GLUON_DRIVER = textwrap.dedent('''
@@ -157,29 +171,6 @@ TORCH_MAIN = textwrap.dedent('''
 ''')
 
 
-def run_peer(python, source, cases, repeat):
-    """Timings from a peer interpreter, or the reason it did not run."""
-    if not python or not os.path.exists(python):
-        return 'not found: %s' % python
-    proc = subprocess.run([python, '-c', source, json.dumps(cases), str(repeat)],
-                          capture_output=True, text=True, timeout=3000)
-    if proc.returncode != 0:
-        return 'failed: ' + (proc.stderr.strip().splitlines() or ['?'])[-1][:80]
-    return json.loads(proc.stdout.strip().splitlines()[-1])
-
-
-def _merge(times, new):
-    """``times`` with the timings of one more round (a peer's failure: its message)."""
-    if isinstance(new, str) or isinstance(times, str):
-        return times if isinstance(times, str) else (new if not times else times)
-    for key, value in new.items():
-        if isinstance(value, list) and isinstance(times.get(key, []), list):
-            times.setdefault(key, []).extend(value)
-        else:
-            times.setdefault(key, value)
-    return times
-
-
 def copy_bandwidth(repeat=10):
     """Bytes per second of ``np.copyto`` on 64 MB (read + write counted)."""
     src = np.random.rand(16_000_000).astype(np.float32)
@@ -204,8 +195,9 @@ def fmt(s):
     return '%7.2f %7.2f' % s if s else '%15s' % 'n/a'
 
 
-def ratio(a, b):
-    return '%6.2f' % (a[0] / b[0]) if a and b else '%6s' % '-'
+def minimum_ratio(a, b):
+    """Ratio of two (min, median) pairs' minima, or None."""
+    return ratio(a[0], b[0]) if a and b else None
 
 
 def main():
@@ -214,10 +206,9 @@ def main():
     parser.add_argument('--rounds', type=int, default=3,
                         help='times each framework takes its turn (minima over all)')
     parser.add_argument('--quick', action='store_true', help='Adam and SGD only')
-    parser.add_argument('--mxnet-python', default=os.path.join(REPO, '.venv-mxnet', 'bin',
-                                                               'python'))
+    parser.add_argument('--mxnet-python', default=default_mxnet_python())
     parser.add_argument('--torch-python', default=None)
-    parser.add_argument('--json', help='also write all timings to this file')
+    parser.add_argument('--json', help='also write the ratios and all timings to this file')
     args = parser.parse_args()
     torch_python = args.torch_python
     if torch_python is None:
@@ -239,16 +230,16 @@ def main():
                                                             on_store)
 
     load_start = os.getloadavg()
+    peer_args = [json.dumps(cases), args.repeat]
     namespace = {}
     exec(GLUON_DRIVER, namespace)  # noqa: S102 - our own driver text
     bandwidth = copy_bandwidth()
     reference = namespace['bench'](mx, cases, max(3, args.repeat // 3), False)
     fused, mxnet, torch_times = {}, {}, {}
     for _ in range(args.rounds):
-        _merge(fused, namespace['bench'](mx, cases, args.repeat, True))
-        mxnet = _merge(mxnet, run_peer(args.mxnet_python, MXNET_MAIN, cases, args.repeat))
-        torch_times = _merge(torch_times, run_peer(torch_python, TORCH_MAIN, cases,
-                                                   args.repeat))
+        fused = merge_rounds(fused, namespace['bench'](mx, cases, args.repeat, True))
+        mxnet = merge_rounds(mxnet, run_peer(args.mxnet_python, MXNET_MAIN, peer_args))
+        torch_times = merge_rounds(torch_times, run_peer(torch_python, TORCH_MAIN, peer_args))
 
     import platform
     print('gluonedu step benchmark — %s, %d cores, backend %s; NumPy copy bandwidth %.1f GB/s'
@@ -264,7 +255,7 @@ def main():
                  'floor', 'f/mx', 'f/tfu', 'f/tfe', 'f/ref'))
     print(header)
     print('-' * len(header))
-    results = {}
+    results, table = {}, RatioTable()
     for key, (name, kwargs, sizes, n_ctx, on_store) in cases.items():
         f, r = stats(fused[key]), stats(reference[key])
         m = stats(mxnet[key]) if isinstance(mxnet, dict) else None
@@ -273,21 +264,34 @@ def main():
         copies = 1 if on_store else n_ctx   # optimizer passes over the parameters
         floor = copies * sum(sizes) * BYTES_PER_ELEMENT[key.split('|')[2]] / bandwidth * 1e3
         print('%-16s %s %s %s %s %s %7.2f | %s %s %s %s'
-              % (key, fmt(f), fmt(r), fmt(m), fmt(tfe), fmt(tfu), floor, ratio(f, m),
-                 ratio(f, tfu), ratio(f, tfe), ratio(f, r)))
+              % (key, fmt(f), fmt(r), fmt(m), fmt(tfe), fmt(tfu), floor,
+                 cell(minimum_ratio(f, m), 6), cell(minimum_ratio(f, tfu), 6),
+                 cell(minimum_ratio(f, tfe), 6), cell(minimum_ratio(f, r), 6)))
         results[key] = {'fused': f, 'reference': r, 'mxnet': m, 'torch_foreach': tfe,
                         'torch_fused': tfu, 'floor': floor}
+        for figure, peer in PEER_RATIOS.items():
+            table.add(ratio_name('step', key, figure), minimum_ratio(f, results[key][peer]),
+                      _why_missing(peer, key, mxnet, torch_times))
     misses = [key for key, r in results.items()
               if (r['mxnet'] and r['fused'][0] > 0.5 * r['mxnet'][0]) or
               (r['torch_fused'] and r['fused'][0] > r['torch_fused'][0])]
     print('goals (fused <= 0.5x MXNet, <= 1.0x PyTorch fused): %d of %d rows met%s'
           % (len(results) - len(misses), len(results),
              '; missed: ' + ', '.join(misses) if misses else ''))
-    print('load average (1, 5, 15 min) at the start: %.2f %.2f %.2f; at the end: '
-          '%.2f %.2f %.2f' % (load_start + os.getloadavg()))
+    print(load_note(load_start, os.getloadavg()))
     if args.json:
-        with open(args.json, 'w') as fh:
-            json.dump(results, fh, indent=1)
+        settings = {'repeat': args.repeat, 'rounds': args.rounds, 'quick': args.quick}
+        write_results(args.json, 'step', table, settings, load_start, results)
+
+
+def _why_missing(peer, key, mxnet, torch_times):
+    """Why a peer has no timing for ``key``: its interpreter's failure, or the case's."""
+    if peer == 'mxnet':
+        return mxnet if isinstance(mxnet, str) else 'no timing'
+    if isinstance(torch_times, str):
+        return torch_times
+    reason = torch_times.get('%s|%s' % (key, peer[len('torch_'):]))
+    return reason if isinstance(reason, str) else 'no timing'
 
 
 if __name__ == '__main__':
