@@ -162,3 +162,41 @@ def test_parts_of_different_batches_do_not_mix():
         layer(_batch((4, 3, 5)).as_in_context(CTXS[0]))
         with pytest.raises(mx.MXNetError, match='differ in their batch size only'):
             layer(_batch((4, 3, 6)).as_in_context(CTXS[1]))
+
+
+class _Residual(gluon.nn.Block):
+    """conv → norm, added to the input: the norm's output meets a raw operation."""
+
+    def __init__(self, norm):
+        super().__init__()
+        self.conv = gluon.nn.Conv2D(2, 3, padding=1, in_channels=2)
+        self.norm = norm
+
+    def forward(self, x):
+        return mx.nd.relu(x + self.norm(self.conv(x)))
+
+
+def test_one_thread_per_device_waits_for_the_others_as_mxnet():
+    from concurrent.futures import ThreadPoolExecutor
+    batch = _batch((4, 2, 5, 5))
+    reference = _Residual(gluon.nn.BatchNorm(in_channels=2))
+    reference.initialize()
+    whole = batch.copy()
+    with autograd.record():
+        loss = (reference(whole) ** 2).sum()
+    loss.backward()
+    net = _Residual(SyncBatchNorm(in_channels=2, num_devices=2))
+    net.initialize(ctx=CTXS)
+    net.conv.weight.set_data(reference.conv.weight.data())
+
+    def device_step(x):
+        with autograd.record():
+            device_loss = (net(x) ** 2).sum()
+        device_loss.backward()
+        return device_loss.asscalar()
+
+    with ThreadPoolExecutor(len(CTXS)) as pool:
+        losses = list(pool.map(device_step, gluon.utils.split_and_load(batch, CTXS)))
+    np.testing.assert_allclose(sum(losses), loss.asscalar(), rtol=1e-5)
+    np.testing.assert_allclose(sum(g.asnumpy() for g in net.conv.weight.list_grad()),
+                               reference.conv.weight.grad().asnumpy(), rtol=1e-4, atol=1e-4)

@@ -24,13 +24,16 @@ arrived; its engine queues the calls of the usual ``for x in split_and_load(...)
 so one Python thread never waits. gluonedu runs each operation when it is called, so a
 :class:`SyncRound` collects the parts instead: each call returns its output at once, but
 the outputs stay *pending* until the last part arrives, which computes them all. Reading
-a pending output (its values, shape, or an operation on it) raises MXNetError saying what
-to do — call the layer on every part before using any output. The backward pass meets
+a pending output (its values, shape, or an operation on it) in the thread that added
+every part so far raises MXNetError saying what to do — call the layer on every part
+before using any output; with one thread per device it waits for the other threads'
+parts, as MXNet's operator does. The backward pass meets
 the same way: each output's node depends on every part's data, keeps the gradient that
 reaches it, and the last of them to arrive (in one ``autograd.backward([loss_0, ...])``
 or over one ``backward()`` per device) computes and passes on the gradients of all.
 """
 import threading
+import time
 import warnings
 
 from ... import _backend
@@ -55,7 +58,7 @@ class _PendingOutput(NDArray):
     @property
     def _data(self):
         if self._waiting_for is not None:
-            raise MXNetError(self._waiting_for.not_ready())
+            self._waiting_for.wait(self)  # returns once resolved, else raises MXNetError
         return _DATA.__get__(self)
 
     @_data.setter
@@ -68,17 +71,30 @@ class _PendingOutput(NDArray):
 
 
 class _Part:
-    __slots__ = ('data', 'gamma', 'beta', 'moving_mean', 'moving_var', 'output')
+    __slots__ = ('data', 'gamma', 'beta', 'moving_mean', 'moving_var', 'output', 'thread')
 
     def __init__(self, data, gamma, beta, moving_mean, moving_var, output):
         self.data, self.gamma, self.beta = data, gamma, beta
         self.moving_mean, self.moving_var = moving_mean, moving_var
         self.output = output
+        self.thread = threading.get_ident()
+
+
+#: How long a pending output read in a thread waits for parts from other threads: once
+#: other threads have called the layer, and before that (when other threads exist at
+#: all: the first batch of threads may start unevenly). Alone, it raises at once.
+_WAIT_FOR_THREADS_S = 60.0
+_WAIT_FOR_FIRST_THREADS_S = 1.0
 
 
 class SyncRound:
     """Where the parts of one synchronized layer meet, ``ndev`` at a time (MXNet's
     key-based barrier; a Gluon SyncBatchNorm owns one).
+
+    A pending output read in the thread that added every part so far raises MXNetError
+    (the other parts would have to come from that thread); read in a thread while others
+    call the layer too (one thread per device), it waits for the round, as MXNet's
+    operator does.
 
     Parameters
     ----------
@@ -92,47 +108,75 @@ class SyncRound:
         self.key = key
         self.ndev = ndev
         self._parts = []
-        self._lock = threading.Lock()
+        self._threads = set()  # the threads that have added parts
+        self._changed = threading.Condition()
         self.meeting = None  # the backward meeting of the last complete round
-
-    def not_ready(self):
-        """The message of a pending output read too early; the round is abandoned, so
-        that the next call starts a fresh one."""
-        with self._lock:
-            count = len(self._parts)
-            for part in self._parts:
-                part.output._waiting_for = _Abandoned(self)
-            self._parts = []
-        return ("SyncBatchNorm '%s': this output needs the batch statistics of all "
-                "num_devices=%d parts of the batch and %d arrived: gluonedu runs each "
-                "operation when it is called (MXNet's engine queues them), so call the layer "
-                "on every device's part before using any of its outputs, e.g. layer by layer "
-                "over the parts: `for layer in net: xs = [layer(x) for x in xs]`. These parts "
-                "are dropped; the next call starts a new batch."
-                % (self.key, self.ndev, count))
 
     def add(self, part):
         """Add ``part``; the parts of the round if it is now complete, else None."""
-        with self._lock:
+        with self._changed:
             if self._parts:
                 _check_alike(self.key, self._parts[0].data, part.data)
             self._parts.append(part)
+            self._threads.add(part.thread)
+            self._changed.notify_all()
             if len(self._parts) < self.ndev:
                 return None
             parts, self._parts = self._parts, []
             return parts
 
+    def resolved(self):
+        """Wake the threads waiting for the outputs of the round just computed."""
+        with self._changed:
+            self._changed.notify_all()
+
+    def wait(self, output):
+        """Return once ``output`` is computed; MXNetError if no other thread will add the
+        parts it waits for (its round is then dropped)."""
+        me = threading.get_ident()
+        start = time.monotonic()
+        with self._changed:
+            while output._waiting_for is self:
+                if not any(p.output is output for p in self._parts):
+                    self._changed.wait()  # its round is complete and being computed
+                    continue
+                left = self._patience(me) - (time.monotonic() - start)
+                if left <= 0:
+                    raise MXNetError(self._abandon())
+                self._changed.wait(left)
+        if output._waiting_for is not None:
+            output._waiting_for.wait(output)
+
+    def _patience(self, me):
+        if self._threads - {me}:
+            return _WAIT_FOR_THREADS_S
+        return _WAIT_FOR_FIRST_THREADS_S if threading.active_count() > 1 else 0
+
+    def _abandon(self):
+        """Drop the round's parts (their outputs will say so); the message to raise."""
+        count = len(self._parts)
+        for part in self._parts:
+            part.output._waiting_for = _Abandoned(self.key)
+        self._parts = []
+        return ("SyncBatchNorm '%s': this output needs the batch statistics of all "
+                "num_devices=%d parts of the batch and %d arrived: gluonedu runs each "
+                "operation when it is called (MXNet's engine queues them), so call the layer "
+                "on every device's part before using any of its outputs, e.g. layer by layer "
+                "over the parts: `for layer in net: xs = [layer(x) for x in xs]`, or run each "
+                "device's forward in a thread of its own. These parts are dropped; the next "
+                "call starts a new batch." % (self.key, self.ndev, count))
+
 
 class _Abandoned:
-    """What a pending output of an abandoned round says when read."""
+    """What a pending output of a dropped round says when read."""
 
-    def __init__(self, round_):
-        self._key = round_.key
+    def __init__(self, key):
+        self._key = key
 
-    def not_ready(self):
-        return ("SyncBatchNorm '%s': this output belongs to a batch whose parts were dropped "
-                "when an output was read before all of them had arrived; compute it again"
-                % self._key)
+    def wait(self, output):
+        raise MXNetError("SyncBatchNorm '%s': this output belongs to a batch whose parts were "
+                         "dropped when an output was read before all of them had arrived; "
+                         "compute it again" % self._key)
 
 
 def _check_alike(key, first, data):
@@ -190,7 +234,14 @@ def sync_batch_norm(sync_round, data, gamma, beta, moving_mean, moving_var, eps=
     output = _PendingOutput(placeholder, data.context, sync_round)
     parts = sync_round.add(_Part(data, gamma, beta, moving_mean, moving_var, output))
     if parts is not None:
-        _normalize_round(sync_round, parts, eps, momentum, fix_gamma)
+        try:
+            _normalize_round(sync_round, parts, eps, momentum, fix_gamma)
+        except BaseException:
+            for part in parts:
+                part.output._waiting_for = _Abandoned(sync_round.key)
+            raise
+        finally:
+            sync_round.resolved()
     return output
 
 
@@ -238,6 +289,7 @@ class _BackwardMeeting:
         self._parts = parts
         self._statistics = (mean, var, eps, momentum, fix_gamma)
         self._grads = {}
+        self._lock = threading.Lock()  # one backward pass per device may run in threads
 
     @property
     def arrived(self):
@@ -247,10 +299,11 @@ class _BackwardMeeting:
     def receive(self, index, grad):
         """Keep part ``index``'s output gradient; when every part's has arrived, the
         gradients of all data, gammas and betas, else one None for each."""
-        self._grads[index] = grad
-        if len(self._grads) < len(self._parts):
-            return (None,) * (3 * len(self._parts))
-        grads, self._grads = self._grads, {}
+        with self._lock:
+            self._grads[index] = grad
+            if len(self._grads) < len(self._parts):
+                return (None,) * (3 * len(self._parts))
+            grads, self._grads = self._grads, {}
         return _round_backward(self._parts, grads, *self._statistics)
 
 

@@ -27,7 +27,9 @@ class SyncBatchNorm(BatchNorm):
 
     gluonedu runs each operation when it is called, so the outputs of a batch's slices
     are computed when its last slice arrives: use them after calling the layer on every
-    slice (reading one earlier raises MXNetError). In backward, the gradients of all
+    slice (reading one earlier raises MXNetError), or run each device's forward and
+    backward in a thread of its own (a read then waits for the other threads' slices,
+    as in MXNet, so any network works). In backward, the gradients of all
     slices' outputs meet likewise: differentiate the loss of every device, in one
     ``autograd.backward([loss_0, loss_1, ...])`` or one ``backward()`` each.
 
