@@ -238,17 +238,16 @@ class Function:
             raise MXNetError('%s.forward returned one of its inputs: inside record() the '
                              'outputs must be new arrays (return x.copy())'
                              % type(self).__name__)
-        _graph.record_outputs(outs, inputs, [
-            lambda grad, i=i: self._input_grads(outs, i, grad, len(inputs))
-            for i in range(len(outs))], 'Function')
+        _graph.record_outputs(outs, inputs,
+                              lambda grads: self._input_grads(outs, grads, len(inputs)),
+                              'Function')
         return outputs
 
-    def _input_grads(self, outs, index, grad, n_inputs):
-        """The ``n_inputs`` gradients (raw arrays) for the gradient ``grad`` of output
-        ``index``."""
-        ograds = [NDArray(grad, out.ctx) if k == index else
-                  NDArray(_raw_full(out, 0), out.ctx)
-                  for k, out in enumerate(outs)]
+    def _input_grads(self, outs, grads, n_inputs):
+        """The ``n_inputs`` gradients (raw arrays) for the outputs' gradients ``grads``
+        (None: zeros), from one call of ``backward``, as MXNet calls it."""
+        ograds = [NDArray(_raw_full(out, 0) if grad is None else grad, out.ctx)
+                  for out, grad in zip(outs, grads)]
         with _Scope(False, None):
             igrads = self.backward(*ograds)
         igrads = (igrads,) if isinstance(igrads, NDArray) else tuple(igrads)

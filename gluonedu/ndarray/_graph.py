@@ -49,19 +49,34 @@ class Node:
     records as one); ``attrs`` its attributes as a graph gave them (None: the parameters
     that differ from the defaults).
     """
-    __slots__ = ('inputs', 'backward', 'op', 'index', 'name', 'attrs')
+    __slots__ = ('inputs', 'backward', 'op', 'index', 'name', 'attrs', 'call')
 
-    def __init__(self, inputs, backward, op, index, name):
+    def __init__(self, inputs, backward, op, index, name, call=None):
         self.inputs = inputs
         self.backward = backward
         self.op = op
         self.index = index
         self.name = name
         self.attrs = None
+        self.call = call    # a JointCall when this output is one of several of a call
 
     def op_name(self):
         """The operation's name (an operator's MXNet name), for messages."""
         return self.op[0].name if isinstance(self.op, tuple) else self.op
+
+
+class JointCall:
+    """The call behind several recorded outputs: ``backward(out_grads)`` takes the
+    gradients of all of them (None for an output no gradient reaches) and runs once, when
+    every output's gradient is complete. One run, as MXNet's: a hybridized graph's
+    backward (and the running statistics its BatchNorm updates there) or an
+    ``autograd.Function``'s ``backward`` sees all the outputs' gradients together."""
+    __slots__ = ('inputs', 'backward', 'count')
+
+    def __init__(self, inputs, backward, count):
+        self.inputs = inputs
+        self.backward = backward
+        self.count = count
 
 
 class RowGrad:
@@ -106,14 +121,16 @@ def record(out, inputs, backward, op):
     return out
 
 
-def record_outputs(outs, inputs, backwards, op):
-    """:func:`record` for a call of several outputs: ``backwards[i]`` maps the gradient of
-    ``outs[i]`` to the inputs' gradients; one node name for all."""
+def record_outputs(outs, inputs, backward, op):
+    """:func:`record` for a call of several outputs: ``backward(out_grads)`` maps the
+    outputs' gradients (None for an output that gets none) to the inputs' gradients, once
+    for all (:class:`JointCall`); one node name for all."""
     if STATE.recording and any(is_tracked(x) for x in inputs):
         inputs = tuple(inputs)
         name = _name_call(inputs)
-        for i, (out, backward) in enumerate(zip(outs, backwards)):
-            out._node = Node(inputs, backward, op, i, name)
+        call = JointCall(inputs, backward, len(outs))
+        for i, out in enumerate(outs):
+            out._node = Node(inputs, None, op, i, name, call)
     return outs
 
 
@@ -138,12 +155,16 @@ def stand_in(arr):
     return leaf
 
 
-def grads_through(head, leaves, grad):
-    """The gradients (raw arrays or None) that ``grad`` flowing into ``head`` gives the
-    stand-in ``leaves``; the graph between is kept for another call."""
-    if not is_tracked(head):
+def grads_through(heads, leaves, grads):
+    """The gradients (raw arrays or None) that ``grads`` flowing into ``heads`` (None: no
+    gradient) give the stand-in ``leaves``, in one backward pass; the graph between is
+    kept for another call."""
+    pairs = [(head, grad) for head, grad in zip(heads, grads)
+             if grad is not None and is_tracked(head)]
+    if not pairs:
         return (None,) * len(leaves)
-    found = run_backward([head], [grad], retain_graph=True)
+    found = run_backward([head for head, _ in pairs], [grad for _, grad in pairs],
+                         retain_graph=True)
     return tuple(found.get(id(leaf), (None, None))[1] for leaf in leaves)
 
 
@@ -224,22 +245,32 @@ def _accumulate(xp, total, grad):
     return total + grad
 
 
+def _sources(item):
+    """What an array (through its node) or a JointCall was computed from, in the tape."""
+    if type(item) is JointCall:
+        return item.inputs
+    node = item._node
+    if node is None:
+        return ()
+    return (node.call,) if node.call is not None else node.inputs
+
+
 def _topological_order(heads):
-    """Arrays reachable from ``heads`` through nodes, each after all its consumers."""
+    """Arrays reachable from ``heads`` through nodes, each after all its consumers; the
+    JointCall of several outputs after all of them."""
     order, seen = [], set()
     for head in heads:
         stack = [(head, False)]
         while stack:
-            arr, expanded = stack.pop()
+            item, expanded = stack.pop()
             if expanded:
-                order.append(arr)
+                order.append(item)
                 continue
-            if id(arr) in seen:
+            if id(item) in seen:
                 continue
-            seen.add(id(arr))
-            stack.append((arr, True))
-            if arr._node is not None:
-                stack.extend((x, False) for x in arr._node.inputs if id(x) not in seen)
+            seen.add(id(item))
+            stack.append((item, True))
+            stack.extend((x, False) for x in _sources(item) if id(x) not in seen)
     order.reverse()
     return order
 
@@ -260,7 +291,15 @@ def run_backward(heads, head_grads, retain_graph):
                 "attach_grad() (or from Parameters) before calling backward().")
         grads[id(head)] = _accumulate(head._xp, grads.get(id(head)), grad)
     leaves = {}
-    for arr in _topological_order(heads):
+    joint = {}    # id(JointCall) -> (its outputs' gradients, one of them, its node)
+    for item in _topological_order(heads):
+        if type(item) is JointCall:
+            if id(item) not in joint:
+                continue
+            out_grads, arr, node = joint.pop(id(item))
+            _backward_call(item, out_grads, arr, node, grads, retain_graph)
+            continue
+        arr = item
         if not retain_graph and not is_tracked(arr):
             arr._tape_name = None  # the graph is freed: its null<n> names with it
         grad = grads.pop(id(arr), None)
@@ -271,19 +310,30 @@ def run_backward(heads, head_grads, retain_graph):
             if arr._grad_req is not None and arr._grad_req != 'null':
                 leaves[id(arr)] = (arr, grad)
             continue
-        if node.backward is None:
-            raise MXNetError(
-                "the graph of this computation was already used by backward() and freed. "
-                "Pass retain_graph=True to the first backward() to differentiate twice.")
         if isinstance(grad, RowGrad):
             grad = grad.todense(arr._xp)
-        try:
-            input_grads = node.backward(grad)
-        except NUMPY_ERRORS as err:
-            raise MXNetError('the gradient of %s: %s' % (node.op_name(), err)) from None
-        if not retain_graph:
-            node.backward = None
-        for x, g in zip(node.inputs, input_grads):
-            if g is not None and is_tracked(x):
-                grads[id(x)] = _accumulate(arr._xp, grads.get(id(x)), g)
+        if node.call is not None:     # run with the call's other outputs' gradients
+            out_grads = joint.setdefault(id(node.call),
+                                         ([None] * node.call.count, arr, node))[0]
+            out_grads[node.index] = grad
+            continue
+        _backward_call(node, grad, arr, node, grads, retain_graph)
     return leaves
+
+
+def _backward_call(call, out_grad, arr, node, grads, retain_graph):
+    """Run ``call.backward(out_grad)`` (a Node's or a JointCall's) and add the inputs'
+    gradients to ``grads``; ``arr``/``node``: an output of the call and its node."""
+    if call.backward is None:
+        raise MXNetError(
+            "the graph of this computation was already used by backward() and freed. "
+            "Pass retain_graph=True to the first backward() to differentiate twice.")
+    try:
+        input_grads = call.backward(out_grad)
+    except NUMPY_ERRORS as err:
+        raise MXNetError('the gradient of %s: %s' % (node.op_name(), err)) from None
+    if not retain_graph:
+        call.backward = None
+    for x, g in zip(call.inputs, input_grads):
+        if g is not None and is_tracked(x):
+            grads[id(x)] = _accumulate(arr._xp, grads.get(id(x)), g)

@@ -792,14 +792,7 @@ class Op:
                 _graph.record(outputs, inputs, lambda g: backward([g]), (self, params))
             return outputs
         if backward is not None:
-            def backward_of(i):
-                def backward_i(g):
-                    grads = [None] * len(outputs)
-                    grads[i] = g
-                    return backward(grads)
-                return backward_i
-            _graph.record_outputs(outputs, inputs, [backward_of(i) for i in range(len(outputs))],
-                                  (self, params))
+            _graph.record_outputs(outputs, inputs, backward, (self, params))
         return outputs
 
     def _check_inputs(self, inputs, params):

@@ -60,6 +60,6 @@ def run_as_one_call(plan, op, inputs, hook=None):
     # the gradient) or is an input itself; the others (sparse ones among them) are kept.
     outputs = [y.detach() if _graph.is_tracked(y) or any(y is x for x in inputs) else y
                for y in inner]
-    _graph.record_outputs(outputs, inputs, [
-        functools.partial(_graph.grads_through, y, stand_ins) for y in inner], (op, {}))
+    _graph.record_outputs(outputs, inputs,
+                          functools.partial(_graph.grads_through, inner, stand_ins), (op, {}))
     return outputs

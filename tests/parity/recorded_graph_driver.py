@@ -19,7 +19,8 @@ import numpy as np
 
 CASES = ('mxnet_test_inline', 'default_limit', 'limits_and_static_alloc', 'multi_output',
          'plain_parent', 'hybrid_parent', 'hybridized_child_only', 'no_gradient_params',
-         'batchnorm', 'imperative_attributes', 'names_across_recordings')
+         'batchnorm', 'imperative_attributes', 'names_across_recordings',
+         'one_backward_for_all_outputs')
 
 
 class _Counters:
@@ -244,13 +245,69 @@ def _names_across_recordings(mx, counters):
     return {'graphs': graphs, 'untracked_error': error}
 
 
+def _one_backward_for_all_outputs(mx, counters):
+    """A graph recorded as one call, two of its outputs in the loss: its backward runs
+    once (BatchNorm updates its running statistics there: once per step), with both
+    gradients; likewise an autograd.Function of two outputs."""
+    class TwoHeads(mx.gluon.HybridBlock):
+        def __init__(self, **kwargs):
+            super().__init__(**kwargs)
+            with self.name_scope():
+                self.dense = mx.gluon.nn.Dense(4, in_units=3)
+                self.norm = mx.gluon.nn.BatchNorm(in_channels=4)
+
+        def hybrid_forward(self, F, x):
+            h = self.norm(self.dense(x))
+            return F.relu(h) * 2, F.tanh(h) + 1
+
+    net = TwoHeads()
+    net.initialize()
+    _fill(mx, net)
+    net.hybridize(inline_limit=0)
+    x = mx.nd.array(np.arange(12).reshape(4, 3) ** 1.3)
+    for _ in range(2):
+        with mx.autograd.record():
+            a, b = net(x)
+            losses = [(a * mx.nd.array([[1, 2, 3, 4]])).sum(), (b ** 2).sum()]
+        mx.autograd.backward(losses)
+    calls = []
+
+    class Twice(mx.autograd.Function):
+        def forward(self, x):
+            return x * 2, x * 3
+
+        def backward(self, g1, g2):
+            calls.append([g1.asnumpy().tolist(), g2.asnumpy().tolist()])
+            return g1 * 2 + g2 * 3
+
+    y = mx.nd.array([1., 2.])
+    y.attach_grad()
+    function_grads = []
+    for both in (False, True):
+        with mx.autograd.record():
+            p, q = Twice()(y)
+            loss = (p * 5).sum() + ((q * 7).sum() if both else 0)
+        loss.backward()
+        function_grads.append(y.grad.asnumpy().tolist())
+    return {'running_mean': net.norm.running_mean.data().asnumpy().round(5).tolist(),
+            'running_var': net.norm.running_var.data().asnumpy().round(5).tolist(),
+            # the norm's gradients to 4 significant digits (float32 sums in another order;
+            # the dense layer's are sums that cancel to ~1e-6 noise)
+            'grads': {name: [float('%.4g' % v) for v in p.grad().asnumpy()]
+                      for name, p in sorted(net.norm.collect_params().items())
+                      if p.grad_req != 'null'},
+            'function_calls': calls,
+            'function_grads': function_grads}
+
+
 _RUNS = {'mxnet_test_inline': _mxnet_test_inline, 'default_limit': _default_limit,
          'limits_and_static_alloc': _limits_and_static_alloc, 'multi_output': _multi_output,
          'plain_parent': _plain_parent, 'hybrid_parent': _hybrid_parent,
          'hybridized_child_only': _hybridized_child_only,
          'no_gradient_params': _no_gradient_params, 'batchnorm': _batchnorm,
          'imperative_attributes': _imperative_attributes,
-         'names_across_recordings': _names_across_recordings}
+         'names_across_recordings': _names_across_recordings,
+         'one_backward_for_all_outputs': _one_backward_for_all_outputs}
 
 
 def run(mx, case):
