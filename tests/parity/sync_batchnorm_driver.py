@@ -13,6 +13,7 @@ operator waits for all slices): ``sync_batchnorm_driver.py RESULTS.npz``.
 """
 import json
 import sys
+import threading
 
 import numpy as np
 
@@ -147,9 +148,52 @@ def _check_batchnorm_result(mx, data, checks, tag, num_devices=1):
     _check(tag + ' data grad', input1.grad.asnumpy(), grad2.asnumpy(), checks)
 
 
+def threads_residual(mx):
+    """One thread per device, each running a residual block's forward and backward (the
+    layer's output meets a raw addition): the losses, the conv weight's gradient and the
+    running statistics on each context."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    class Residual(mx.gluon.nn.Block):
+        def __init__(self, **kwargs):
+            super().__init__(**kwargs)
+            self.conv = mx.gluon.nn.Conv2D(2, 3, padding=1, in_channels=2)
+            self.norm = mx.gluon.contrib.nn.SyncBatchNorm(in_channels=2, num_devices=2)
+
+        def forward(self, x):
+            return mx.nd.relu(x + self.norm(self.conv(x)))
+
+    rng = np.random.RandomState(11)
+    ctxs = [mx.cpu(0), mx.cpu(1)]
+    net = Residual()
+    net.initialize(ctx=ctxs)
+    net.conv.weight.set_data(mx.nd.array(rng.normal(0, 0.3, size=(2, 2, 3, 3))))
+    batch = mx.nd.array(rng.normal(0, 1, size=(6, 2, 4, 4)))
+
+    # MXNet's CPU barrier hangs at random when one batch's forward and backward overlap:
+    # the threads start their backward passes together.
+    forwards_done = threading.Barrier(len(ctxs))
+
+    def device_step(x):
+        with mx.autograd.record():
+            loss = (net(x) ** 2).sum()
+        mx.nd.waitall()
+        forwards_done.wait()
+        loss.backward()
+        return loss
+
+    with ThreadPoolExecutor(len(ctxs)) as pool:
+        losses = list(pool.map(device_step, mx.gluon.utils.split_and_load(batch, ctxs)))
+    mx.nd.waitall()
+    return {'losses': [float(loss.asscalar()) for loss in losses],
+            'conv_grad': [_tolist(g.asnumpy()) for g in net.conv.weight.list_grad()],
+            'running_var': [_tolist(d.asnumpy()) for d in net.norm.running_var.list_data()]}
+
+
 def run_all(mx):
     results = {case: run(mx, case) for case in CASES}
     results['mxnet_test_sync_batchnorm'] = mxnet_test_sync_batchnorm(mx)
+    results['threads_residual'] = threads_residual(mx)
     return results
 
 

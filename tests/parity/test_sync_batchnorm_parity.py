@@ -9,7 +9,7 @@ import pytest
 import sync_batchnorm_driver as driver
 from conftest import HERE, load_oracle_npz, run_oracle
 
-CASES = list(driver.CASES) + ['mxnet_test_sync_batchnorm']
+CASES = list(driver.CASES) + ['mxnet_test_sync_batchnorm', 'threads_residual']
 
 
 @pytest.fixture(scope='module')
