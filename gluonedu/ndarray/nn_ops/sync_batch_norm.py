@@ -27,10 +27,10 @@ the outputs stay *pending* until the last part arrives, which computes them all.
 a pending output (its values, shape, or an operation on it) in the thread that added
 every part so far raises MXNetError saying what to do — call the layer on every part
 before using any output; with one thread per device it waits for the other threads'
-parts, as MXNet's operator does. The backward pass meets
-the same way: each output's node depends on every part's data, keeps the gradient that
-reaches it, and the last of them to arrive (in one ``autograd.backward([loss_0, ...])``
-or over one ``backward()`` per device) computes and passes on the gradients of all.
+parts, as MXNet's operator does. The backward pass meets the same way: each output's
+node depends on every part's data, keeps the gradient that reaches it, and the last of
+them to arrive (in one ``autograd.backward([loss_0, ...])`` or over one ``backward()``
+per device) computes and passes on the gradients of all.
 """
 import threading
 import time
