@@ -4,6 +4,8 @@ Use it as MXNet: ``import gluonedu as mx``; ``from gluonedu import gluon, nd, au
 """
 from .base import MXNetError
 from .context import Context, cpu, gpu, cpu_pinned, current_context, num_gpus, gpu_memory_info
+from . import util
+from .util import is_np_shape, set_np_shape, np_shape, use_np_shape
 from . import ndarray
 from . import ndarray as nd
 from . import autograd

@@ -45,6 +45,7 @@ NAMESPACES = (
     ('random', 'seeding and sampling'),
     ('gluon', 'Block, Parameter, Trainer'),
     ('gluon.nn', 'layers'),
+    ('gluon.contrib.nn', 'contributed layers'),
     ('gluon.loss', 'losses'),
     ('gluon.rnn', 'recurrent layers and cells'),
     ('gluon.data', 'datasets, samplers, DataLoader'),
@@ -84,8 +85,7 @@ EXCLUDED = {
          r'executor_manager|visualization|viz|operator', _SYMBOL),
         (r'mod|module|model|callback|monitor|mon|rnn', _MODULE_API),
         (r'np|npx|numpy|numpy_extension|numpy_dispatch_protocol|numpy_op_fallback|'
-         r'numpy_op_signature|is_np_shape|np_array|np_shape|set_np_shape|use_np|'
-         r'use_np_array|use_np_shape|util', _NP),
+         r'numpy_op_signature|np_array|use_np|use_np_array', _NP),
         (r'recordio', _CODEC),
         (r'rtc|tvmop|library|libinfo|runtime|engine|profiler|kvstore_server', _GPU +
          '; or native-library internals'),
