@@ -3,9 +3,10 @@
     sudo .venv/bin/python benchmarks/hub_load.py [--students 5] [--keep DIR]
 
 It starts a hub as ``make hub`` does (scripts/hub.py: PAM logins, each student's
-JupyterLab run as that Unix user, nbgrader's exchange, 127.0.0.1 and free ports) for an
-instructor and N students of its own (accounts named with a prefix of this run's), and
-releases notebook 03 (03_momentum). Then N students at once, each in a browser context of
+JupyterLab run as that Unix user, nbgrader's exchange, 127.0.0.1 and free ports; not the
+class's Ray cluster, which notebook 03 does not use) for an instructor and N students of
+its own (accounts named with a prefix of this run's), and releases notebook 03
+(03_momentum). Then N students at once, each in a browser context of
 its own in headless Chromium (/usr/bin/chromium, reaching 127.0.0.1 only):
 
 1. logs in on the hub's login page, which starts their server and opens JupyterLab;
@@ -324,14 +325,15 @@ def report(students, sampler, cpu, wall, cores, load):
                    if (name, r) == (student, role))
 
     header = ('student', 'login→server s', 'login→kernel s', 'Run All s', 'kernel CPU s',
-              'server CPU s', 'kernel RSS MiB', 'kernel PSS MiB', 'server RSS MiB', 'server PSS MiB')
+              'server CPU s', 'kernel RSS MiB', 'kernel PSS MiB', 'server RSS MiB',
+              'server PSS MiB')
     rows = []
     for s in students:
         kernel = sampler.peaks.get((s.name, 'kernel'), (0, 0))
         server = sampler.peaks.get((s.name, 'server'), (0, 0))
         rows.append((s.name, s.times['server'], s.times['kernel'], s.times['run_all'],
-                     cpu_of(s.name, 'kernel'), cpu_of(s.name, 'server'), kernel[0] / MiB, kernel[1] / MiB,
-                     server[0] / MiB, server[1] / MiB))
+                     cpu_of(s.name, 'kernel'), cpu_of(s.name, 'server'),
+                     kernel[0] / MiB, kernel[1] / MiB, server[0] / MiB, server[1] / MiB))
     columns = list(zip(*rows))[1:]
     rows += [('median', *map(statistics.median, columns)), ('max', *map(max, columns))]
     print('\n| ' + ' | '.join(header) + ' |')
@@ -381,7 +383,8 @@ def main(argv=None):
               flush=True)
         the_hub = hub.prepare(hub.read_roster(work / 'roster.csv'), work / 'hub',
                               hub.free_port(), notebooks=[NOTEBOOK],
-                              hub_venv=REPO / '.venv-hub')
+                              hub_venv=REPO / '.venv-hub',
+                              ray_user=None)   # 03 does not use the class's Ray cluster
         for name in the_hub.roster.students:
             settings = Path(pwd.getpwnam(name).pw_dir) / '.jupyter' / 'lab' / 'user-settings'
             for setting, value in LAB_SETTINGS.items():

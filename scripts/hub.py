@@ -18,7 +18,13 @@ It
   (JupyterLab) run as that user by LocalProcessSpawner, on 127.0.0.1, its kernels on
   the class environment's Python (gluonedu installed once for all) — so that file
   permissions, not convention, keep each student's work and the instructor's answers
-  to their owners.
+  to their owners;
+* starts one Ray cluster for the class (notebook 12's distributed training), its head
+  on 127.0.0.1 run as a system account of its own (``gluonedu-ray``: not root, no
+  student), and gives every user's server its address (``GLUONEDU_RAY_ADDRESS``), so
+  that ``mx.kv.local_cluster()`` joins it instead of starting a cluster per kernel.
+  Only the roster's users may connect (Ray's sockets are its group's, and a token
+  authenticates); what Ray does not keep apart is in docs/hub.md.
 
 Nothing here assumes it is alone on the machine: the hub's own ports are free ones, the
 public one is checked first, and each hub keeps its state in its own directory.
@@ -31,11 +37,13 @@ import os
 import pwd
 import re
 import secrets
+import shutil
 import signal
 import socket
 import stat
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.error
 import urllib.request
@@ -59,6 +67,8 @@ ROLES = ('instructor', 'student')
 NAME = re.compile(r'[a-z_][a-z0-9_-]{0,31}\Z')
 #: Accounts below this uid are the system's (root, daemons): never a member of a class.
 FIRST_PERSON_UID = 1000
+#: The system account the class's Ray cluster runs as; the roster's users join its group.
+RAY_USER = 'gluonedu-ray'
 #: nbgrader checks the exchange's permission bits (rwx for everyone); the sticky bit on
 #: top keeps each course folder there renamable and removable by its owner only.
 EXCHANGE_MODE = 0o1777
@@ -193,6 +203,27 @@ def ensure_user(name):
     return password
 
 
+def ensure_system_user(name):
+    """Create the system account ``name`` (no home, no login) with a group of its own, if
+    it does not exist; refuse a person's account of that name."""
+    try:
+        account = pwd.getpwnam(name)
+    except KeyError:
+        subprocess.run(['useradd', '--system', '--user-group', '--no-create-home',
+                        '--home-dir', '/nonexistent', '--shell', '/usr/sbin/nologin', name],
+                       check=True, capture_output=True)
+        return
+    if account.pw_uid >= FIRST_PERSON_UID:
+        raise HubError('%r is a person\'s account (uid %d), not one for the class\'s Ray '
+                       'cluster: choose another with --ray-user' % (name, account.pw_uid))
+
+
+def primary_group(name):
+    """The name of the primary group of the account ``name``."""
+    import grp
+    return grp.getgrgid(pwd.getpwnam(name).pw_gid).gr_name
+
+
 def delete_user(name):
     """Remove the account ``name`` and its home (for accounts this hub created)."""
     subprocess.run(['userdel', '--remove', name], check=True, capture_output=True)
@@ -246,6 +277,16 @@ class Layout:
         self.log = self.state / 'jupyterhub.log'
 
 
+#: Ray's settings for the class's head and every user's kernel: no usage reports, no
+#: metrics, 127.0.0.1 kept as it is (without it Ray takes the machine's network address
+#: instead, and a kernel's ray.init waits for a head that is not there), as gluonedu's
+#: local clusters have them (gluonedu/kvstore/ray_cluster.py).
+RAY_ENVIRONMENT = {'RAY_USAGE_STATS_ENABLED': '0', 'RAY_enable_metrics_collection': '0',
+                   'RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER': '0'}
+#: And for a user's kernel: no event log of its own (Ray would write it into a folder of
+#: the head's that only the head's account may write, and the kernel would abort).
+RAY_DRIVER_ENVIRONMENT = dict(RAY_ENVIRONMENT, RAY_event_log_reporter_enabled='false')
+
 #: nbgrader's settings for everyone on the hub: the course and its exchange.
 NBGRADER_COMMON = """\
 # Written by scripts/hub.py: the course every user of this hub takes part in.
@@ -296,18 +337,28 @@ class Hub:
         #: The first passwords of the accounts created now: {name: password}.
         self.passwords = passwords
         self.process = None
+        self.ray = None
 
     @property
     def url(self):
         return 'http://%s:%d' % (HOST, self.settings['port'])
+
+    @property
+    def ray_address(self):
+        """The class's Ray cluster (``host:port``), or None if it has none."""
+        return self.settings['environment'].get('GLUONEDU_RAY_ADDRESS')
 
     def environment(self, name):
         """The environment of ``name``'s server (see :func:`user_environment`)."""
         return user_environment(self.settings, self.roster.role(name))
 
     def start(self, output=None):
-        """Start JupyterHub (and its proxy); its log goes to ``output`` (a file)."""
+        """Start the class's Ray cluster (unless it has none), then JupyterHub (and its
+        proxy); JupyterHub's log goes to ``output`` (a file)."""
         check_port_free(self.settings['port'])
+        if self.settings.get('ray'):
+            self.ray = RayHead(self.settings['ray'], self.layout.state / 'ray.log')
+            self.ray.start()
         env = {'PATH': self.settings['environment']['PATH'], 'LANG': 'C.UTF-8',
                'GLUONEDU_HUB_SETTINGS': str(self.layout.settings)}
         self.process = subprocess.Popen(
@@ -334,22 +385,106 @@ class Hub:
             time.sleep(0.3)
 
     def stop(self, timeout=60):
-        """Stop JupyterHub: it stops the users' servers and its proxy first."""
-        if self.process is None or self.process.poll() is not None:
-            return
-        self.process.send_signal(signal.SIGTERM)
+        """Stop JupyterHub (it stops the users' servers and its proxy first), then the
+        class's Ray cluster."""
         try:
-            self.process.wait(timeout)
-        except subprocess.TimeoutExpired:
-            os.killpg(self.process.pid, signal.SIGKILL)
+            if self.process is not None and self.process.poll() is None:
+                self.process.send_signal(signal.SIGTERM)
+                try:
+                    self.process.wait(timeout)
+                except subprocess.TimeoutExpired:
+                    os.killpg(self.process.pid, signal.SIGKILL)
+                    self.process.wait()
+        finally:
+            if self.ray is not None:
+                self.ray.stop()
+
+
+class RayHead:
+    """The class's Ray cluster: one head on 127.0.0.1, run as its own system account.
+
+    Its files are in a fresh directory under the system temp dir (short: Ray's socket
+    paths must be), open to the account's group only — the roster's users — and its
+    processes make files for that group (umask 007), so that a student's kernel can join
+    (Ray's drivers talk to the node through its sockets) while other accounts cannot.
+    Its processes run in a session of their own: stopping it ends them all."""
+
+    def __init__(self, settings, log_path):
+        self.settings = settings
+        self.log_path = log_path
+        self.process = None
+        self.temp_dir = None
+
+    def start(self, timeout=120):
+        account = pwd.getpwnam(self.settings['user'])
+        self.temp_dir = tempfile.mkdtemp(prefix='gluonedu-hub-ray-')
+        os.chown(self.temp_dir, account.pw_uid, account.pw_gid)
+        os.chmod(self.temp_dir, 0o750)
+        env = {'PATH': os.path.dirname(self.settings['ray']) + ':/usr/bin:/bin',
+               'LANG': 'C.UTF-8', 'HOME': self.temp_dir, **RAY_ENVIRONMENT,
+               'RAY_AUTH_MODE': 'token', 'RAY_AUTH_TOKEN': self.settings['token']}
+        with open(self.log_path, 'w') as log:
+            self.process = subprocess.Popen(
+                [self.settings['ray'], 'start', '--head', '--block',
+                 '--node-ip-address=127.0.0.1', '--port=%d' % self.settings['port'],
+                 '--num-cpus=%d' % (os.cpu_count() or 1), '--include-dashboard=false',
+                 # Ray's head serves its API on a fixed port (8265) even without the
+                 # dashboard: a free one, beside other hubs' and notebooks' clusters.
+                 '--dashboard-port=%d' % free_port(),
+                 '--disable-usage-stats', '--temp-dir=%s' % self.temp_dir],
+                cwd=self.temp_dir, env=env, stdin=subprocess.DEVNULL, stdout=log,
+                stderr=subprocess.STDOUT, user=account.pw_uid, group=account.pw_gid,
+                extra_groups=[], umask=0o007, start_new_session=True)
+        deadline = time.monotonic() + timeout
+        while 'Ray runtime started' not in self.log_path.read_text(errors='replace'):
+            if self.process.poll() is not None or time.monotonic() > deadline:
+                self.stop()
+                raise HubError("the class's Ray cluster did not start (%s); its log, %s, "
+                               'says why' % ('it exited with code %d' % self.process.returncode
+                                             if self.process.returncode is not None else
+                                             'not within %d s' % timeout, self.log_path))
+            time.sleep(0.3)
+
+    def pids(self):
+        """The processes of the cluster (its session's), now."""
+        import psutil
+        session = self.process.pid
+        pids = []
+        for proc in psutil.process_iter():
+            try:
+                if os.getsid(proc.pid) == session:
+                    pids.append(proc.pid)
+            except OSError:     # gone
+                continue
+        return pids
+
+    def stop(self):
+        """End every process of the cluster and remove its files."""
+        import psutil
+        if self.process is not None:
+            for sig in (signal.SIGTERM, signal.SIGKILL):
+                procs = []
+                for pid in self.pids():
+                    try:
+                        os.kill(pid, sig)
+                        procs.append(psutil.Process(pid))
+                    except (OSError, psutil.Error):
+                        continue
+                _, alive = psutil.wait_procs(procs, timeout=10)
+                if not alive:
+                    break
             self.process.wait()
+        if self.temp_dir is not None:
+            shutil.rmtree(self.temp_dir, ignore_errors=True)
+            self.temp_dir = None
 
 
 def prepare(roster, hub_dir=DEFAULT_HUB_DIR, port=DEFAULT_PORT, exchange=None,
-            notebooks=None, hub_venv=REPO / '.venv-hub'):
+            notebooks=None, hub_venv=REPO / '.venv-hub', ray_user=RAY_USER):
     """Make the users, the exchange, the course and the configuration of a hub; returns
     the :class:`Hub`, not started. ``notebooks``: the course's assignments (default:
-    the curriculum), generated only when the instructor has no course yet."""
+    the curriculum), generated only when the instructor has no course yet. ``ray_user``:
+    the system account of the class's Ray cluster (None: no shared cluster)."""
     if os.geteuid() != 0:
         raise HubError('the hub runs each user\'s server as that Unix user, and creates the '
                        'accounts: run it as root (sudo make hub)')
@@ -383,6 +518,15 @@ def prepare(roster, hub_dir=DEFAULT_HUB_DIR, port=DEFAULT_PORT, exchange=None,
 
     passwords = {name: password for name in roster.users
                  if (password := ensure_user(name)) is not None}
+    if ray_user is not None:
+        settings['ray'] = {'user': ray_user, 'port': free_port(),
+                           'token': secrets.token_hex(32),
+                           'ray': _tool(hub_venv / 'bin' / 'ray', "Ray, gluonedu's dist extra")}
+        ensure_system_user(ray_user)
+        group = primary_group(ray_user)
+        for name in roster.users:      # Ray's sockets are the group's: the class may join
+            subprocess.run(['usermod', '--append', '--groups', group, name], check=True,
+                           capture_output=True)
     if passwords:
         new_file = not layout.passwords.exists()
         with open(layout.passwords, 'a', opener=lambda p, f: os.open(p, f, 0o600)) as out:
@@ -410,6 +554,10 @@ def prepare(roster, hub_dir=DEFAULT_HUB_DIR, port=DEFAULT_PORT, exchange=None,
         # The class shares the server's cores: one BLAS thread a kernel (the notebooks'
         # stored numbers were computed so, too).
         'OPENBLAS_NUM_THREADS': '1'}
+    if ray_user is not None:
+        settings['environment'].update(
+            RAY_DRIVER_ENVIRONMENT, GLUONEDU_RAY_ADDRESS='127.0.0.1:%d' % settings['ray']['port'],
+            RAY_AUTH_MODE='token', RAY_AUTH_TOKEN=settings['ray']['token'])
     settings['config_path'] = {
         role: os.pathsep.join(str(layout.config / d) for d in (role, 'common'))
         for role in ROLES}
@@ -439,30 +587,40 @@ def main(argv=None):
     parser.add_argument('--exchange', type=Path,
                         help="an existing nbgrader exchange (default: the hub directory's)")
     parser.add_argument('--hub-venv', type=Path, default=REPO / '.venv-hub')
+    parser.add_argument('--ray-user', default=RAY_USER,
+                        help="the system account the class's Ray cluster runs as, made if "
+                             'missing (default: %(default)s)')
+    parser.add_argument('--no-ray', action='store_true',
+                        help="no shared Ray cluster (each kernel's local_cluster() starts "
+                             'its own)')
     args = parser.parse_args(argv)
     # Stopped by a signal (make's, a service manager's): stop the hub too.
     signal.signal(signal.SIGTERM, signal.default_int_handler)
     started = time.monotonic()
+    hub = None
     try:
         roster = read_roster(args.roster)
         hub = prepare(roster, args.hub_dir, args.port, args.exchange, args.notebooks,
-                      args.hub_venv)
+                      args.hub_venv, None if args.no_ray else args.ray_user)
         hub.start()
         hub.wait_ready()
+        print('the hub is ready at %s/ (%.1f s): instructor %s, %d students%s%s; stop it '
+              'with Ctrl-C' % (hub.url, time.monotonic() - started, roster.instructor,
+                               len(roster.students),
+                               "; the class's Ray cluster at %s" % hub.ray_address
+                               if hub.ray else '',
+                               '; first passwords of the accounts made now: %s (root only)'
+                               % hub.layout.passwords if hub.passwords else ''), flush=True)
+        hub.process.wait()
     except HubError as err:
         sys.exit('error: %s' % err)
     except KeyboardInterrupt:
-        sys.exit(130)
-    print('the hub is ready at %s/ (%.1f s): instructor %s, %d students%s; stop it with '
-          'Ctrl-C' % (hub.url, time.monotonic() - started, roster.instructor,
-                      len(roster.students),
-                      '; first passwords of the accounts made now: %s (root only)'
-                      % hub.layout.passwords if hub.passwords else ''), flush=True)
-    try:
-        hub.process.wait()
-    except KeyboardInterrupt:
-        hub.stop()
-    sys.exit(hub.process.returncode)
+        pass
+    finally:
+        if hub is not None:
+            hub.stop()
+    code = hub.process.returncode if hub is not None and hub.process is not None else None
+    sys.exit(130 if code is None else code)
 
 
 if __name__ == '__main__':

@@ -30,7 +30,8 @@ import uuid
 from ..base import MXNetError
 from .dist import server_name, worker_scope
 from .dist_server import KVServer
-from .ray_cluster import (WorkerEnv, import_ray, local_ray_settings, start_local_ray,
+from .ray_cluster import (WorkerEnv, check_shared_address, connect_ray, import_ray,
+                          local_ray_settings, shared_address, start_local_ray,
                           stop_local_ray, timeout_seconds)
 
 __all__ = ['ServerGroup', 'start_servers', 'LocalCluster', 'local_cluster']
@@ -184,8 +185,10 @@ def _report(progress, text):
 class LocalCluster:
     """Runs worker functions on Ray (see the module docstring); from :func:`local_cluster`."""
 
-    def __init__(self, owns_ray, progress=True):
-        self._owns_ray = owns_ray
+    def __init__(self, ray_here, progress=True):
+        #: What this cluster did to Ray, undone by close(): 'started' a local cluster,
+        #: 'joined' a shared one, or None (the process was connected already).
+        self._ray_here = ray_here
         self.progress = progress
         self._task = None
         # Server actors are kept between runs (reset for each): a new actor is a new
@@ -256,12 +259,15 @@ class LocalCluster:
             group.abort("the run is over")  # nothing of a finished run may wait on
 
     def close(self):
-        """End the pooled servers; stop the Ray cluster if this LocalCluster started it."""
+        """End the pooled servers; stop the Ray cluster if this LocalCluster started it,
+        leave it if it joined a shared one (Ray then frees what this job still held)."""
         ServerGroup(None, None, 0, self._pool).stop()
         self._pool = []
-        if self._owns_ray:
+        if self._ray_here == 'started':
             stop_local_ray()
-            self._owns_ray = False
+        elif self._ray_here == 'joined':
+            import_ray().shutdown()
+        self._ray_here = None
 
     def __enter__(self):
         return self
@@ -274,7 +280,10 @@ def local_cluster(num_cpus=None, progress=True):
     """A :class:`LocalCluster` on this machine (a context manager that stops it).
 
     Starts Ray here (files under a temp dir, dashboard off) unless this process is
-    already connected to a cluster, which is then used and left running. With
+    already connected to a cluster, which is then used and left running, or
+    ``GLUONEDU_RAY_ADDRESS`` names a shared cluster (a class's hub sets it), which is
+    joined and left when the LocalCluster closes. Each run's servers live in a Ray
+    namespace of their own, and closing ends them. With
     ``progress``, starting Ray and each ``run`` print a line when they begin and one
     when they are done (with the seconds taken) — and a line when the start waits for
     another cluster starting on this machine, or tries a fresh Ray node;
@@ -284,11 +293,18 @@ def local_cluster(num_cpus=None, progress=True):
         local_ray_settings()
     ray = import_ray()
     if ray.is_initialized():
-        return LocalCluster(owns_ray=False, progress=progress)
+        return LocalCluster(ray_here=None, progress=progress)
     started = time.monotonic()
+    address = shared_address()
+    if address is not None:
+        _report(progress, 'local_cluster: joining the shared Ray cluster at %s ...' % address)
+        check_shared_address(address)
+        connect_ray(address)
+        _report(progress, 'local_cluster: joined (took %.1f s)' % (time.monotonic() - started))
+        return LocalCluster(ray_here='joined', progress=progress)
     _report(progress, 'local_cluster: starting Ray on this machine; this takes 10-30 s ...')
     start_local_ray(num_cpus=num_cpus,
                     report=lambda text: _report(progress, 'local_cluster: ' + text))
     _report(progress, 'local_cluster: Ray is running (took %.1f s)'
             % (time.monotonic() - started))
-    return LocalCluster(owns_ray=True, progress=progress)
+    return LocalCluster(ray_here='started', progress=progress)

@@ -7,7 +7,8 @@
 1. Starts a Ray cluster on this machine, of its own (its own ports and temp dir, beside
    any other launcher's or notebook's), saying when it starts and when Ray is up — or,
    with ``--address``, joins the one whose head runs there (``ray start --head`` on the
-   first machine, ``ray start --address=HOST:PORT`` on each other one). Clusters starting
+   first machine, ``ray start --address=HOST:PORT`` on each other one), or the shared
+   cluster ``GLUONEDU_RAY_ADDRESS`` names (a class's hub sets it). Clusters starting
    on one machine at once take turns, and a start that has not succeeded within
    ``GLUONEDU_RAY_START_TIMEOUT`` (300 s) fails with a message saying what it waited for
    (see :mod:`gluonedu.kvstore.ray_cluster`);
@@ -69,7 +70,8 @@ def _parser():
                         help='number of server actors (default 1)')
     parser.add_argument('--address', default=None,
                         help="join the Ray cluster whose head is at HOST:PORT (see `ray start "
-                             "--head`) instead of starting one here")
+                             "--head`) instead of starting one here (default: the shared "
+                             "cluster GLUONEDU_RAY_ADDRESS names, if set)")
     parser.add_argument('--grace', type=float, default=10.0,
                         help='seconds the other workers get to stop after one fails before '
                              'they are ended (default 10)')
@@ -267,13 +269,20 @@ def _launch(args, run, stopper):
 
 
 def _start_or_join_ray(args, run):
-    """Start a local Ray cluster, saying so, or join the one at ``--address``; its address."""
-    if args.address:
+    """Start a local Ray cluster, saying so, or join the one at ``--address`` (or the
+    shared one); its address."""
+    address = args.address or ray_cluster.shared_address()
+    if address:
+        ray_cluster.local_ray_settings()  # before Ray is imported: it reads some then
         ray_cluster.import_ray()
-        ray_cluster.check_address(args.address)
+        if args.address:
+            ray_cluster.check_address(address)
+        else:
+            _say('joining the shared Ray cluster at %s (%s)' % (address, ray_cluster.ENV_ADDRESS))
+            ray_cluster.check_shared_address(address)
         run.ray = 'joined'
-        ray_cluster.connect_ray(args.address)
-        return args.address
+        ray_cluster.connect_ray(address)
+        return address
     ray_cluster.local_ray_settings()  # before Ray is imported: it reads some then
     ray_cluster.import_ray()
     run.ray = 'local'

@@ -7,7 +7,11 @@ What a worker process needs to find its servers travels in environment variables
 launcher sets them; :func:`local_cluster` sets the same values inside its Ray tasks):
 
 =============================  =========================================================
-``GLUONEDU_RAY_ADDRESS``       the Ray cluster (``host:port`` of its head)
+``GLUONEDU_RAY_ADDRESS``       the Ray cluster (``host:port`` of its head); set where
+                               no ``GLUONEDU_DIST_GROUP`` is (a notebook's kernel on a
+                               class's hub), a shared cluster that :func:`local_cluster`
+                               and the launcher join instead of starting their own
+                               (:func:`shared_address`)
 ``GLUONEDU_DIST_GROUP``        the Ray namespace of this training run's server actors
 ``GLUONEDU_DIST_RANK``         this worker's rank, ``0 … num_workers-1``
 ``GLUONEDU_DIST_NUM_WORKERS``  the number of workers
@@ -61,6 +65,7 @@ except ImportError:  # Windows: the starts of local clusters do not take turns
 
 __all__ = ['WorkerEnv', 'import_ray', 'local_ray_settings', 'start_local_ray',
            'stop_local_ray', 'discard_local_ray', 'connect_ray', 'check_address',
+           'shared_address', 'check_shared_address',
            'timeout_seconds', 'start_timeout_seconds', 'heartbeat_seconds',
            'silence_limit_seconds', 'watch_launcher', 'ENV_ADDRESS', 'ENV_GROUP', 'ENV_RANK',
            'ENV_NUM_WORKERS', 'ENV_NUM_SERVERS', 'ENV_TIMEOUT', 'ENV_START_TIMEOUT',
@@ -457,13 +462,35 @@ def _kill_processes_of(temp_dir):
     psutil.wait_procs(ended, timeout=5)
 
 
+def shared_address(environ=None):
+    """The shared cluster this process is to join (``GLUONEDU_RAY_ADDRESS``), or None.
+
+    Inside a launcher's worker the variable names its run's cluster, with the rest of
+    the worker's details (``GLUONEDU_DIST_GROUP``): that is not a shared cluster."""
+    environ = os.environ if environ is None else environ
+    address = environ.get(ENV_ADDRESS, '').strip()
+    if not address or ENV_GROUP in environ:
+        return None
+    return address
+
+
+def check_shared_address(address):
+    """:func:`check_address` for the shared cluster ``GLUONEDU_RAY_ADDRESS`` names, with
+    advice that fits it."""
+    try:
+        check_address(address)
+    except MXNetError:
+        raise MXNetError("the shared Ray cluster %s=%s names does not answer: ask whoever runs "
+                         "the class's hub to start it again, or unset %s to start a cluster "
+                         "of your own" % (ENV_ADDRESS, address, ENV_ADDRESS)) from None
+
+
 def connect_ray(address, log_to_driver=False):
     """Join the Ray cluster at ``address`` as a driver (a no-op if already connected)."""
+    local_ray_settings()  # before Ray is imported, where this process has not yet
     ray = import_ray()
     if ray.is_initialized():
         return
-    for name, value in _RAY_SETTINGS.items():
-        os.environ.setdefault(name, value)
     check_address(address)
     ray.init(address=address, logging_level='ERROR', log_to_driver=log_to_driver,
              configure_logging=True)
