@@ -121,10 +121,33 @@ def test_the_cluster_runs_as_its_own_account_on_127_0_0_1_only(ray_class):
     listening = {conn.laddr.ip.removeprefix('::ffff:') for p in processes
                  for conn in p.net_connections('inet') if conn.status == psutil.CONN_LISTEN}
     assert listening == {'127.0.0.1'}
-    # Every user's server gets the address (the spawner's environment).
+    assert the_hub.ray_address == '127.0.0.1:%d' % the_hub.settings['ray']['port']
     for name in (the_hub.roster.instructor, *the_hub.roster.students):
         assert the_hub.environment(name)['GLUONEDU_RAY_ADDRESS'] == the_hub.ray_address
-    assert the_hub.ray_address == '127.0.0.1:%d' % the_hub.settings['ray']['port']
+
+
+def test_a_students_server_gets_the_clusters_address(ray_class):
+    import psutil
+    requests = pytest.importorskip('requests')
+    the_hub, _ = ray_class
+    student = the_hub.roster.students[0]
+    reply = requests.post('%s/hub/api/users/%s/tokens' % (the_hub.url, student), json={
+        'auth': {'username': student, 'password': the_hub.passwords[student]}})
+    assert reply.status_code == 201, reply.text
+    headers = {'Authorization': 'token ' + reply.json()['token']}
+    api = '%s/hub/api/users/%s' % (the_hub.url, student)
+    assert requests.post(api + '/server', headers=headers).status_code in (201, 202)
+    deadline = time.monotonic() + 120
+    while not requests.get(api, headers=headers).json()['servers'].get('', {}).get('ready'):
+        assert time.monotonic() < deadline, "the student's server did not start"
+        time.sleep(0.5)
+    uid = pwd.getpwnam(student).pw_uid
+    servers = [p for p in psutil.process_iter(['uids', 'cmdline']) if p.info['uids']
+               and p.info['uids'].real == uid and 'jupyterhub-singleuser' in
+               ' '.join(p.info['cmdline'] or ())]
+    assert len(servers) == 1
+    assert servers[0].environ()['GLUONEDU_RAY_ADDRESS'] == the_hub.ray_address
+    assert requests.delete(api + '/server', headers=headers).status_code in (202, 204)
 
 
 def test_a_student_cannot_stop_the_cluster(ray_class):
