@@ -19,7 +19,12 @@
 #                 Unix user per line of ROSTER, each student's JupyterLab run as that user,
 #                 the course in the instructor's home and nbgrader's exchange (docs/hub.md)
 #   make hub-venv - the class environment (.venv-hub) `make hub` runs from, only
+#   make test-hub-ray - the class's shared Ray cluster on a hub (root; a minute, so not
+#                 in make test): two students' jobs at once, what a student cannot stop
 #   make cuda-check - compile the optimizers' CUDA kernels and run them on the CPU (no GPU)
+#   make bench  - the step, conv and instrument-overhead benchmarks against MXNet 1.9.1
+#                 (and PyTorch), compared with benchmarks/baselines.json; make
+#                 bench-baseline records that baseline anew (docs/benchmarks.md)
 #   make api-coverage - which of MXNet 1.9.1's public names gluonedu has, lacks, or leaves
 #                 out on purpose: docs/api-coverage.md (scripts/api_coverage.py)
 #   make ref-venv - build the MXNet 1.9.1 reference environment (the parity oracle) only
@@ -186,6 +191,30 @@ parity: export GLUONEDU_MXNET_PYTHON = $(MXNET_PYTHON)
 parity: $(STAMP) $(REF_STAMP)
 	$(DEV_VENV)/bin/python -m pytest tests/parity $(PYTEST_ARGS)
 
+# Speed against the recorded baseline (benchmarks/baselines.json, docs/benchmarks.md): the
+# three benchmarks with the settings the baseline was recorded with, then the comparison,
+# which fails naming each figure more than 25% worse. Timings are not tests, so this is
+# not part of `make test`. `make bench-baseline` records a new baseline from three runs;
+# BENCH_NOTE='...' says in it how busy the machine was.
+BENCH_DIR ?= build/bench
+BENCH_NOTE ?=
+BENCH_STEP := benchmarks/step.py --quick --rounds 5 --repeat 5
+BENCH_CONV := benchmarks/conv.py --rounds 3 --repeat 5
+BENCH_INSTRUMENT := benchmarks/instrument_overhead.py --rounds 60 --steps 5
+bench_run = mkdir -p $(1) && $(VENV_PYTHON) $(BENCH_STEP) --json $(1)/step.json && \
+	$(VENV_PYTHON) $(BENCH_CONV) --json $(1)/conv.json && \
+	$(VENV_PYTHON) $(BENCH_INSTRUMENT) --json $(1)/instrument_overhead.json
+.PHONY: bench bench-baseline
+bench bench-baseline: export GLUONEDU_MXNET_PYTHON = $(MXNET_PYTHON)
+bench: $(STAMP) $(REF_STAMP)
+	$(call bench_run,$(BENCH_DIR))
+	$(VENV_PYTHON) benchmarks/check_baselines.py $(BENCH_DIR)/step.json $(BENCH_DIR)/conv.json $(BENCH_DIR)/instrument_overhead.json
+bench-baseline: $(STAMP) $(REF_STAMP)
+	$(call bench_run,$(BENCH_DIR)/run1)
+	$(call bench_run,$(BENCH_DIR)/run2)
+	$(call bench_run,$(BENCH_DIR)/run3)
+	$(VENV_PYTHON) benchmarks/check_baselines.py --record --command 'make bench-baseline' --note '$(BENCH_NOTE)' $(BENCH_DIR)/run1 $(BENCH_DIR)/run2 $(BENCH_DIR)/run3
+
 # The API coverage report, from MXNet 1.9.1's names listed by the reference interpreter.
 # The script says what went wrong itself (and refuses to shrink the in-scope set).
 api-coverage: export GLUONEDU_MXNET_PYTHON = $(MXNET_PYTHON)
@@ -264,7 +293,7 @@ formgrader: $(STAMP)
 	@[ -f $(COURSE_DIR)/nbgrader_config.py ] || { echo "error: no nbgrader course in $(COURSE_DIR); run 'make assignments' first." >&2; exit 1; }
 	cd $(COURSE_DIR) && jupyter lab --ServerApp.root_dir=. --LabApp.default_url=/formgrader --ip=127.0.0.1 --port=$(FORMGRADER_PORT) $(ALLOW_ROOT) $(LAB_ARGS)
 
-.PHONY: hub hub-venv
+.PHONY: hub hub-venv test-hub-ray
 hub-venv: $(HUB_STAMP)
 
 $(HUB_STAMP): pyproject.toml etc/hub/requirements.txt $(LAB_OVERRIDES) $(LAB_SERVER_CONFIG)
@@ -273,7 +302,7 @@ $(HUB_STAMP): pyproject.toml etc/hub/requirements.txt $(LAB_OVERRIDES) $(LAB_SER
 	@[ -x $(HUB_VENV)/bin/python ] || { $(HUB_PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 10))' && $(HUB_PYTHON) -m venv $(HUB_VENV); } || \
 	  { echo "error: no class environment from '$(HUB_PYTHON)' (Python 3.10+ with venv, one every user can run); name another: make hub HUB_PYTHON=/usr/bin/python3.X" >&2; exit 1; }
 	$(HUB_VENV)/bin/python -m pip install --upgrade pip
-	$(HUB_VENV)/bin/python -m pip install -e '.[$(LAB_EXTRAS)]' -r etc/hub/requirements.txt --config-settings editable_mode=compat
+	$(HUB_VENV)/bin/python -m pip install -e '.[$(LAB_EXTRAS),dist]' -r etc/hub/requirements.txt --config-settings editable_mode=compat
 	npm install --prefix $(HUB_VENV)/lib/node configurable-http-proxy@4
 	@$(call install_lab_config,$(HUB_VENV))
 	@touch $@
@@ -282,3 +311,7 @@ $(HUB_STAMP): pyproject.toml etc/hub/requirements.txt $(LAB_OVERRIDES) $(LAB_SER
 # what is wrong before it makes anything (a bad roster, a port in use, not root).
 hub: $(HUB_STAMP)
 	$(HUB_VENV)/bin/python scripts/hub.py --roster $(ROSTER) --port $(HUB_PORT) --hub-dir $(HUB_DIR) $(HUB_ARGS)
+
+# The class's shared Ray cluster (tests/hub/test_hub_ray.py), as root.
+test-hub-ray: $(STAMP) $(HUB_STAMP)
+	GLUONEDU_TEST_HUB_RAY=1 $(VENV_PYTHON) -m pytest tests/hub/test_hub_ray.py -n 0 $(PYTEST_ARGS)

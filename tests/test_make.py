@@ -44,9 +44,10 @@ def test_lab_installs_what_the_notebooks_need_and_test_adds_the_rest(tmp_path):
         {'notebook', 'fast', 'tensorboard'}]
     assert _extras(_dry_run('test', tmp_path), tmp_path / 'dev') == [
         {'notebook', 'fast', 'tensorboard', 'test', 'dist', 'docs'}]
-    # A class's kernels (`make hub`) have what the lab has.
+    # A class's kernels (`make hub`) have what the lab has, and Ray: the hub runs one
+    # Ray cluster the class's distributed notebook joins.
     assert _extras(_dry_run('hub-venv', tmp_path), tmp_path / 'hub') == [
-        {'notebook', 'fast', 'tensorboard'}]
+        {'notebook', 'fast', 'tensorboard', 'dist'}]
 
 
 @pytest.mark.parametrize('target', ['test', 'docs', 'assignments', 'grade', 'formgrader',
