@@ -1,7 +1,7 @@
 """Compare benchmark results with the recorded baseline, or record a new baseline.
 
     .venv/bin/python benchmarks/check_baselines.py build/bench/step.json ...
-    .venv/bin/python benchmarks/check_baselines.py --record build/bench/run1 build/bench/run2
+    .venv/bin/python benchmarks/check_baselines.py --record build/bench/run1 build/bench/run2 ...
 
 Results files are what step.py, conv.py and instrument_overhead.py write with ``--json``
 (a directory stands for the ``*.json`` files in it). Every recorded figure is one where
@@ -12,9 +12,9 @@ has regressed: new > ``--tolerance`` (1.25) × baseline. Improvements beyond the
 factor are reported, not failed; a figure whose peer did not run (MXNet or PyTorch not
 found) or whose script's results were not given is reported as skipped.
 
-Recording takes two or more runs (each a directory or a list of files, runs separated by
-directories) and writes the baseline: each figure's mean over the runs where the runs
-agree within ``--variation`` (15%); figures that vary more are listed apart, unchecked.
+Recording takes two or more runs (each a directory of results files) and writes the
+baseline: each figure's mean over the runs where the runs agree within ``--variation``
+(15%: max/min); figures that vary more are listed apart, unchecked.
 """
 import argparse
 import glob
@@ -70,12 +70,26 @@ def load_baseline(path=BASELINE):
 
 def load_results(paths):
     """The figures of one run's results files: (scripts, {name: value}, {name: why missing})."""
-    scripts, ratios, missing = set(), {}, {}
+    return _run_figures(_documents(paths))
+
+
+def _documents(paths):
+    """The results files' contents, each checked to hold a table of figures."""
+    documents = []
     for path in _expand(paths):
         data = _read_json(path, 'results file')
-        ratios.update(_figures(data, path, 'results file'))
+        _figures(data, path, 'results file')
+        data.setdefault('script', os.path.splitext(os.path.basename(path))[0])
+        documents.append(data)
+    return documents
+
+
+def _run_figures(documents):
+    scripts, ratios, missing = set(), {}, {}
+    for data in documents:
+        ratios.update(data['ratios'])
         missing.update(data.get('missing') or {})
-        scripts.add(data.get('script') or os.path.splitext(os.path.basename(path))[0])
+        scripts.add(data['script'])
     return scripts, ratios, missing
 
 
@@ -153,8 +167,8 @@ def record(runs, variation=VARIATION, command=None, note=None):
     if len(runs) < 2:
         raise BaselineError('recording needs two runs or more, to know which figures are '
                             'stable; give two directories of results files')
-    loaded = [load_results(paths) for paths in runs]
-    metadata = [[_read_json(p, 'results file') for p in _expand(paths)] for paths in runs]
+    metadata = [_documents(paths) for paths in runs]
+    loaded = [_run_figures(documents) for documents in metadata]
     checked, unstable = {}, {}
     for name in sorted(set.union(*(set(r[1]) for r in loaded))):
         values = [r[1].get(name) for r in loaded]
@@ -165,7 +179,8 @@ def record(runs, variation=VARIATION, command=None, note=None):
             unstable[name] = [None if v is None else round(v, 4) for v in values]
     missing = {}
     for r in loaded:
-        missing.update(r[2])
+        missing.update((name, why) for name, why in r[2].items()
+                       if name not in checked and name not in unstable)
     first = metadata[0][0]
     dates = sorted(d['date'] for run in metadata for d in run if d.get('date'))
     return {
@@ -175,8 +190,7 @@ def record(runs, variation=VARIATION, command=None, note=None):
         'note': note,
         'scripts': {d['script']: {'command': d.get('command'), 'settings': d.get('settings')}
                     for d in metadata[0]},
-        'load_average': {'run %d' % (i + 1): {d['script']: _rounded(d.get('load_average'))
-                                              for d in run}
+        'load_average': {'run %d' % (i + 1): {d['script']: d.get('load_average') for d in run}
                          for i, run in enumerate(metadata)},
         'how': ('each figure is the mean of %d runs; lower is better; a figure is checked '
                 'only where its runs agreed within %d%% (max/min), the rest are listed in '
@@ -189,13 +203,8 @@ def record(runs, variation=VARIATION, command=None, note=None):
     }
 
 
-def _rounded(load):
-    return {when: [round(x, 2) for x in values] for when, values in (load or {}).items()}
-
-
 def _split_runs(paths):
-    """Runs from the command line: each directory is a run; files between directories
-    are not allowed (give each run as a directory)."""
+    """Runs from the command line: each directory is a run."""
     for path in paths:
         if not os.path.isdir(path):
             raise BaselineError('--record takes one directory per run; %s is not a '
