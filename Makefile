@@ -206,6 +206,7 @@ bench_run = mkdir -p $(1) && $(VENV_PYTHON) $(BENCH_STEP) --json $(1)/step.json 
 	$(VENV_PYTHON) $(BENCH_INSTRUMENT) --json $(1)/instrument_overhead.json
 .PHONY: bench bench-baseline
 bench bench-baseline: export GLUONEDU_MXNET_PYTHON = $(MXNET_PYTHON)
+bench-baseline: export BENCH_NOTE := $(BENCH_NOTE)
 bench: $(STAMP) $(REF_STAMP)
 	$(call bench_run,$(BENCH_DIR))
 	$(VENV_PYTHON) benchmarks/check_baselines.py $(BENCH_DIR)/step.json $(BENCH_DIR)/conv.json $(BENCH_DIR)/instrument_overhead.json
@@ -213,7 +214,7 @@ bench-baseline: $(STAMP) $(REF_STAMP)
 	$(call bench_run,$(BENCH_DIR)/run1)
 	$(call bench_run,$(BENCH_DIR)/run2)
 	$(call bench_run,$(BENCH_DIR)/run3)
-	$(VENV_PYTHON) benchmarks/check_baselines.py --record --command 'make bench-baseline' --note '$(BENCH_NOTE)' $(BENCH_DIR)/run1 $(BENCH_DIR)/run2 $(BENCH_DIR)/run3
+	$(VENV_PYTHON) benchmarks/check_baselines.py --record --command 'make bench-baseline' --note "$$BENCH_NOTE" $(BENCH_DIR)/run1 $(BENCH_DIR)/run2 $(BENCH_DIR)/run3
 
 # The API coverage report, from MXNet 1.9.1's names listed by the reference interpreter.
 # The script says what went wrong itself (and refuses to shrink the in-scope set).
