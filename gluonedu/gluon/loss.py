@@ -15,6 +15,7 @@ vector sums it; ``Trainer.step(batch_size)`` then divides by the batch size).
 import math
 import numbers
 
+from ..ndarray import NDArray
 from .block import HybridBlock
 
 __all__ = ['Loss', 'L2Loss', 'L1Loss', 'SigmoidBinaryCrossEntropyLoss', 'SigmoidBCELoss',
@@ -43,7 +44,9 @@ def _apply_weighting(F, loss, weight=None, sample_weight=None):
 
 def _reshape_like(F, x, y):
     """``x`` reshaped to ``y``'s shape (they must have the same number of elements)."""
-    return x.reshape(y.shape)
+    if isinstance(y, NDArray):
+        return x.reshape(y.shape)
+    return F.reshape_like(x, y)  # a symbol's shape is known only when it is bound
 
 
 class Loss(HybridBlock):

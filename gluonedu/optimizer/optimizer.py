@@ -125,7 +125,8 @@ class Optimizer:
         Overrides the scheduler's base_lr if both are given; 0.01 if neither is.
     lr_scheduler : LRScheduler, optional
         Gives the learning rate as a function of the number of updates.
-    sym : accepted for compatibility (gluonedu has no symbols).
+    sym : Symbol, optional
+        Its arguments' ``lr_mult``/``wd_mult`` attributes give the default multipliers.
     begin_num_update : int, default 0
         The update count to start from.
     multi_precision : bool, default False
@@ -175,7 +176,7 @@ class Optimizer:
         if not isinstance(param_idx2name, dict):
             raise AssertionError("param_idx2name should be a dict of param indexes to names.")
         self.idx2name = param_idx2name.copy()
-        self.sym_info = ()
+        self.sym_info = (sym.attr_dict(), sym.list_arguments()) if sym is not None else ()
         self.param_dict = param_dict if param_dict else {}
         self.set_lr_mult({})
         self.set_wd_mult({})
@@ -242,8 +243,8 @@ class Optimizer:
         raise DeprecationWarning("set_lr_scale is deprecated: use set_lr_mult")
 
     def set_lr_mult(self, args_lr_mult):
-        """Set learning-rate multipliers by parameter name or index."""
-        self.lr_mult = {}
+        """Set learning-rate multipliers by parameter name or index (over the symbol's)."""
+        self.lr_mult = self._symbol_mults('__lr_mult__')
         self.lr_mult.update(args_lr_mult)
 
     def set_wd_mult(self, args_wd_mult):
@@ -255,7 +256,16 @@ class Optimizer:
         for name in self.idx2name.values():
             if not (name.endswith('_weight') or name.endswith('_gamma')):
                 self.wd_mult[name] = 0.0
+        self.wd_mult.update(self._symbol_mults('__wd_mult__'))
         self.wd_mult.update(args_wd_mult)
+
+    def _symbol_mults(self, key):
+        """The multipliers ``key`` that the symbol's arguments carry as attributes."""
+        if not self.sym_info:
+            return {}
+        attrs, arg_names = self.sym_info
+        return {name: float(attrs[name][key]) for name in arg_names
+                if key in attrs.get(name, {})}
 
     # ------------------------------------------------------------------ momentum schedule
     @classmethod

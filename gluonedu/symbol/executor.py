@@ -23,6 +23,10 @@ from .graph import mutated_variables, topological
 
 __all__ = ['Plan', 'Executor', 'simple_bind']
 
+#: Operators whose outputs are losses: MXNet's backward needs no head gradient for them.
+LOSS_OPERATORS = frozenset(('make_loss', 'MakeLoss', 'SoftmaxOutput', 'LinearRegressionOutput',
+                            'LogisticRegressionOutput', 'MAERegressionOutput', 'SVMOutput'))
+
 
 class Plan:
     """A symbol compiled for evaluation; ``run(inputs)`` gives the outputs.
@@ -238,6 +242,9 @@ class Executor:
         if not self._recorded:
             raise MXNetError('backward: call forward(is_train=True) first, with gradients '
                              'bound (args_grad) for some argument')
+        if out_grads is None and self._ends_in_losses():
+            autograd.backward(self.outputs, train_mode=is_train)
+            return
         if out_grads is None:  # as MXNet, without a loss operator at the end
             raise MXNetError('backward: the last operator is not a loss function, so give the '
                              'head gradient: backward(out_grads=[mx.nd.ones(shape)]) to '
@@ -245,6 +252,11 @@ class Executor:
         if isinstance(out_grads, NDArray):
             out_grads = [out_grads]
         autograd.backward(self.outputs, out_grads, train_mode=is_train)
+
+    def _ends_in_losses(self):
+        """Whether every output is a loss operator's (whose gradient needs no head)."""
+        return all(node.op is not None and node.op.name in LOSS_OPERATORS
+                   for node, _ in self._symbol._entries)
 
 
 def simple_bind(symbol, ctx, grad_req, type_dict, stype_dict, shapes):
