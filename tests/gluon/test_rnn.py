@@ -66,6 +66,30 @@ def test_fast_kernel_backward_from_the_final_state_alone():
     assert np.abs(grads['fast']).sum() > 0
 
 
+def test_one_pass_through_time_for_the_output_and_the_states(monkeypatch):
+    """A loss of the output and both final states runs the fast kernel's backward once
+    (the tape hands it every output's gradient together), and gives the reference's
+    gradients."""
+    from gluonedu.ndarray.nn_ops.kernels import rnn_fast
+    passes = []
+    real = rnn_fast.backward
+    monkeypatch.setattr(rnn_fast, 'backward',
+                        lambda *a, **k: (passes.append(1), real(*a, **k))[1])
+    layer = _initialized(rnn.LSTM(H, num_layers=2), _x('TNC'))
+    x = _x('TNC')
+    grads = {}
+    for kernels in ('fast', 'reference'):
+        x.attach_grad()
+        with use_kernels(kernels), autograd.record():
+            out, (h, c) = layer(x, layer.begin_state(N))
+            loss = out.sum() + (2 * h).sum() + (c * c).sum()
+        loss.backward()
+        grads[kernels] = [x.grad.asnumpy(), layer.l0_h2h_weight.grad().asnumpy()]
+    assert len(passes) == 1
+    for fast, reference in zip(grads['fast'], grads['reference']):
+        np.testing.assert_allclose(fast, reference, rtol=1e-4, atol=1e-6)
+
+
 def test_layer_dropout_acts_between_layers_in_training_only():
     layer = _initialized(rnn.LSTM(H, num_layers=2, dropout=0.5), _x('TNC'))
     x = _x('TNC')

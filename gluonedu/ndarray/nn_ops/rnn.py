@@ -340,22 +340,20 @@ def _fast_rnn(params, data, parameters, state, state_cell):
             _dropout_scales(params, data, sizes))
     inputs = (data, parameters, state) + (() if state_cell is None else (state_cell,))
 
-    def backward_from(index):
-        """The backward pass from output ``index`` (the others get no gradient)."""
-        def backward(grad):
-            out_grads = [None, None, None]
-            out_grads[index] = grad
-            with _backend.device_scope(data._ctx):
-                flat = xp.zeros_like(parameters._data)
-                dx, dh, dc = rnn_fast.backward(xp, weights, saved, *out_grads, split(flat),
-                                               need_dx=tracked(data))
-            return (dx, flat, dh) + (() if state_cell is None else (dc,))
-        return backward
-    outputs = [y] + ([h_last] + ([c_last] if params.mode == 'lstm' else [])
-                     if params.state_outputs else [])
-    results = [record(out, data, inputs, backward_from(i), 'RNN')
-               for i, out in enumerate(outputs)]
-    return results if params.state_outputs else results[0]
+    def backward(out_grads):
+        """One backward pass through time for the gradients of every output (None where
+        an output gets none)."""
+        out_grads = list(out_grads) + [None] * (3 - len(out_grads))
+        with _backend.device_scope(data._ctx):
+            flat = xp.zeros_like(parameters._data)
+            dx, dh, dc = rnn_fast.backward(xp, weights, saved, *out_grads, split(flat),
+                                           need_dx=tracked(data))
+        return (dx, flat, dh) + (() if state_cell is None else (dc,))
+    if not params.state_outputs:
+        return record(y, data, inputs, lambda grad: backward([grad]), 'RNN')
+    outputs = [NDArray(out, data._ctx)
+               for out in [y, h_last] + ([c_last] if params.mode == 'lstm' else [])]
+    return _graph.record_outputs(outputs, inputs, backward, 'RNN')
 
 
 RNN = RNN_OP.function(_rnn)
