@@ -124,9 +124,35 @@ def test_saved_parameters_load_into_another_module(tmp_path):
                                   mod.get_params()[0]['fc_weight'].asnumpy())
 
 
+def test_a_checkpoint_loads_as_a_module_with_its_symbol_and_parameters(tmp_path):
+    mod = bound_linear()
+    mod.init_optimizer(optimizer='adam')
+    mod.save_checkpoint(str(tmp_path / 'linear'), 3, save_optimizer_states=True)
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        'linear-0003.params', 'linear-0003.states', 'linear-symbol.json']
+    loaded = mx.mod.Module.load(str(tmp_path / 'linear'), 3, load_optimizer_states=True,
+                                label_names=None)
+    loaded.bind(data_shapes=[('data', (3, 4))])
+    loaded.init_optimizer(optimizer='adam')
+    assert loaded.symbol.tojson() == mod.symbol.tojson()
+    np.testing.assert_array_equal(loaded.get_params()[0]['fc_weight'].asnumpy(),
+                                  mod.get_params()[0]['fc_weight'].asnumpy())
+
+
+def test_a_file_of_other_names_is_refused_naming_it(tmp_path):
+    mx.nd.save(str(tmp_path / 'other.params'), {'fc_weight': mx.nd.ones((2, 4))})
+    with pytest.raises(ValueError, match="other.params.*'fc_weight'"):
+        bound_linear().load_params(str(tmp_path / 'other.params'))
+
+
 def test_several_contexts_are_refused_by_name():
     with pytest.raises(MXNetError, match='one context'):
         bound_linear(context=[mx.cpu(0), mx.cpu(1)])
+
+
+def test_a_distributed_kvstore_is_refused_by_name():
+    with pytest.raises(MXNetError, match='dist_sync'):
+        bound_linear().init_optimizer(kvstore='dist_sync')
 
 
 def test_misuse_raises_mxnets_errors():

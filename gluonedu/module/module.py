@@ -14,6 +14,7 @@ from .. import optimizer as opt
 from ..base import MXNetError
 from ..context import Context, cpu
 from ..io import DataDesc
+from ..symbol import load as sym_load
 from .base_module import BaseModule
 
 __all__ = ['Module']
@@ -89,6 +90,7 @@ class Module(BaseModule):
         self._label_shapes = None
         self._optimizer = None
         self._updater = None
+        self._preloaded_states = None  # a checkpoint's optimizer states, for init_optimizer
 
     # ------------------------------------------------------------------ names and shapes
     @property
@@ -266,12 +268,13 @@ class Module(BaseModule):
         1/batch_size unless ``rescale_grad`` is given."""
         self._check_ready()
         if self.optimizer_initialized and not force_init:
-            warnings.warn('optimizer already initialized, ignoring...', stacklevel=2)
+            self.logger.warning('optimizer already initialized, ignoring...')
             return
         self._sync_params_from_devices()
-        if kvstore is not None and not isinstance(kvstore, str):
-            raise MXNetError('gluonedu.mod.Module updates on its own device; give '
-                             "kvstore='local' or None, not a KVStore object")
+        if kvstore is not None and (not isinstance(kvstore, str) or 'dist' in kvstore):
+            raise MXNetError("gluonedu.mod.Module updates on its one device; give "
+                             "kvstore='local' or None (got %r), or train across workers "
+                             'with gluon.Trainer and mx.kv.create' % (kvstore,))
         rescale_grad = 1.0 / self._data_shapes[0].shape[0]
         idx2name = dict(enumerate(self._param_names))
         if isinstance(optimizer, str):
@@ -293,6 +296,9 @@ class Module(BaseModule):
         self._optimizer = optimizer
         self._updater = opt.get_updater(optimizer)
         self.optimizer_initialized = True
+        if self._preloaded_states is not None:
+            self.load_optimizer_states(self._preloaded_states)
+            self._preloaded_states = None
 
     # ------------------------------------------------------------------ one step
     def forward(self, data_batch, is_train=None):
@@ -359,6 +365,41 @@ class Module(BaseModule):
                          'operators of a HybridBlock with register_op_hook instead')
 
     # ------------------------------------------------------------------ checkpoints
+    def save_checkpoint(self, prefix, epoch, save_optimizer_states=False,
+                        remove_amp_cast=True):
+        """Save the symbol to ``prefix-symbol.json`` and the parameters to
+        ``prefix-EPOCH.params`` (and the optimizer's states to ``prefix-EPOCH.states``),
+        MXNet's checkpoint files."""
+        self._symbol.save('%s-symbol.json' % prefix)
+        self.save_params('%s-%04d.params' % (prefix, epoch))
+        self.logger.info('Saved checkpoint to "%s-%04d.params"', prefix, epoch)
+        if save_optimizer_states:
+            self.save_optimizer_states('%s-%04d.states' % (prefix, epoch))
+
+    @staticmethod
+    def load(prefix, epoch, load_optimizer_states=False, **kwargs):
+        """A Module of the checkpoint :meth:`save_checkpoint` saved (its parameters set
+        when it is bound); ``kwargs`` go to the constructor."""
+        mod = Module(symbol=sym_load('%s-symbol.json' % prefix), **kwargs)
+        mod._arg_params, mod._aux_params = _load_params('%s-%04d.params' % (prefix, epoch))
+        mod.params_initialized = True
+        if load_optimizer_states:
+            mod._preloaded_states = '%s-%04d.states' % (prefix, epoch)
+        return mod
+
+    def save_optimizer_states(self, fname):
+        """Save the optimizer's states to ``fname``: its per-parameter states (momenta...),
+        as MXNet's Module does, not its update counts (a loaded Adam counts from 1)."""
+        self._check_ready(optimizer=True)
+        with open(fname, 'wb') as fout:
+            fout.write(self._updater.get_states())
+
+    def load_optimizer_states(self, fname):
+        """Load optimizer states that :meth:`save_optimizer_states` saved."""
+        self._check_ready(optimizer=True)
+        with open(fname, 'rb') as fin:
+            self._updater.set_states(fin.read())
+
     def save_params(self, fname):
         """Save the parameters to ``fname`` as MXNet does (``arg:``/``aux:`` names)."""
         arg_params, aux_params = self.get_params()
@@ -368,11 +409,16 @@ class Module(BaseModule):
 
     def load_params(self, fname):
         """Load parameters that :meth:`save_params` saved."""
-        arg_params, aux_params = {}, {}
-        for key, value in nd.load(fname).items():
-            kind, name = key.split(':', 1)
-            if kind not in ('arg', 'aux'):
-                raise ValueError('Invalid param file %s: a key %r is neither arg: nor aux:'
-                                 % (fname, key))
-            (arg_params if kind == 'arg' else aux_params)[name] = value
-        self.set_params(arg_params, aux_params)
+        self.set_params(*_load_params(fname))
+
+
+def _load_params(fname):
+    """``(arg_params, aux_params)`` of a file of ``arg:``/``aux:`` names."""
+    arg_params, aux_params = {}, {}
+    for key, value in nd.load(fname).items():
+        kind, _, name = key.partition(':')
+        if kind not in ('arg', 'aux') or not name:
+            raise ValueError('Invalid param file %s: the key %r is not arg:NAME or aux:NAME'
+                             % (fname, key))
+        (arg_params if kind == 'arg' else aux_params)[name] = value
+    return arg_params, aux_params

@@ -178,6 +178,13 @@ _STATE_LAYOUTS = {
                                                 e['cum_grad'] == 0)) and
         _is_count(e['num_cums']) for k, e in v.items()),
         "a table of parameter -> {'cum_grad': array or 0, 'num_cums': count}"),
+    'sym_info': (lambda v: v == () or (
+        isinstance(v, tuple) and len(v) == 2 and isinstance(v[0], dict) and
+        all(isinstance(k, str) and isinstance(a, dict) and
+            all(isinstance(x, str) for item in a.items() for x in item)
+            for k, a in v[0].items()) and
+        isinstance(v[1], list) and all(isinstance(n, str) for n in v[1])),
+        "() or the symbol's (attributes by name, argument names)"),
 }
 _STATE_LAYOUTS['wd_mult'] = _STATE_LAYOUTS['lr_mult']
 

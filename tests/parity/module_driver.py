@@ -8,12 +8,15 @@ training, ``score`` and ``predict``, and the exception types of misuse. Both sid
 ``module_driver.py RESULTS.npz`` writes MXNet's outcomes.
 """
 import json
+import os
 import sys
+import tempfile
 import warnings
 
 import numpy as np
 
-CASES = ('lr_wd_mult', 'nadam_fit', 'fixed_params_pad', 'errors')
+CASES = ('lr_wd_mult', 'nadam_fit', 'fixed_params_pad', 'batchnorm_mults', 'checkpoint',
+         'errors')
 
 
 def _fixed(shape, seed):
@@ -109,6 +112,67 @@ def _fixed_params_pad(mx):
             'predict_array': mod.predict(mx.nd.array(_fixed((3, 4), 202))).asnumpy().tolist()}
 
 
+def _batchnorm_mults(mx):
+    """BatchNorm's running statistics (auxiliary states) under fit, with multipliers from
+    a variable's attributes and an AttrScope; the optimizer's tables made from the symbol.
+    (SGD: the bias before BatchNorm has a gradient of rounding noise, which Adam would
+    magnify into steps of the learning rate.)"""
+    data = mx.sym.Variable('data')
+    weight = mx.sym.Variable('scale_weight', lr_mult=3.0, wd_mult=2.0)
+    scaled = mx.sym.FullyConnected(data, weight=weight, name='scale', num_hidden=6)
+    normed = mx.sym.BatchNorm(scaled, name='bn', fix_gamma=False)
+    with mx.AttrScope(lr_mult='0.5'):
+        head = mx.sym.FullyConnected(mx.sym.Activation(normed, act_type='tanh'),
+                                     name='head', num_hidden=1)
+    net = mx.sym.LinearRegressionOutput(head, name='out')
+    params = [n for n in net.list_arguments() if n not in ('data', 'out_label')]
+    named = mx.optimizer.create('sgd', sym=net, param_idx2name=dict(enumerate(params)))
+    unnamed = mx.optimizer.create('adam', sym=net)
+    unnamed.set_wd_mult({'head_bias': 3.0})
+    train = mx.io.NDArrayIter(mx.nd.array(_fixed((8, 4), 300)),
+                              mx.nd.array(_fixed((8, 1), 301)), batch_size=4,
+                              label_name='out_label')
+    mod = mx.mod.Module(net, label_names=('out_label',))
+    mod.fit(train, num_epoch=3, optimizer='sgd', eval_metric='rmse',
+            optimizer_params={'learning_rate': 0.05, 'momentum': 0.9, 'wd': 0.01},
+            arg_params=_initial_params(mx, net, {'data': (4, 4), 'out_label': (4, 1)}),
+            aux_params={'bn_moving_mean': mx.nd.zeros((6,)),
+                        'bn_moving_var': mx.nd.ones((6,))})
+    args, aux = mod.get_params()
+    return {'tables': [named.lr_mult, named.wd_mult, unnamed.lr_mult, unnamed.wd_mult],
+            'module_tables': [mod._optimizer.lr_mult, mod._optimizer.wd_mult],
+            'params': _numpy(args), 'aux': _numpy(aux), 'score': mod.score(train, 'rmse'),
+            'predict': mod.predict(train).asnumpy().tolist()}
+
+
+def _checkpoint(mx):
+    """A checkpoint with the optimizer's states, training resumed from it, and the saved
+    module trained on (MXNet saves the states, not the update counts: the two differ)."""
+    train = mx.io.NDArrayIter(mx.nd.array(_fixed((8, 4), 400)),
+                              mx.nd.array(_fixed((8, 1), 401)), batch_size=4,
+                              label_name='out_label')
+    net = mx.sym.LinearRegressionOutput(_mlp(mx, 1), name='out')
+    fit_args = dict(optimizer='adam', optimizer_params={'learning_rate': 0.01})
+    mod = mx.mod.Module(net, label_names=('out_label',))
+    mod.fit(train, num_epoch=2, eval_metric='mse', **fit_args,
+            arg_params=_initial_params(mx, net, {'data': (4, 4), 'out_label': (4, 1)}))
+    with tempfile.TemporaryDirectory() as folder, \
+            warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter('always')  # fit on initialized parameters: MXNet warns
+        prefix = os.path.join(folder, 'mlp')
+        mod.save_checkpoint(prefix, 2, save_optimizer_states=True)
+        files = sorted(os.listdir(folder))
+        resumed = mx.mod.Module.load(prefix, 2, load_optimizer_states=True,
+                                     label_names=('out_label',))
+        resumed.fit(train, begin_epoch=2, num_epoch=3, eval_metric='mse', **fit_args)
+        mod.fit(train, begin_epoch=2, num_epoch=3, eval_metric='mse', **fit_args)
+    return {'files': files, 'resumed': _numpy(resumed.get_params()[0]),
+            'continued': _numpy(mod.get_params()[0]),
+            # (MXNet's load_optimizer_states also leaves its file open: a ResourceWarning)
+            'warnings': sorted(w.category.__name__ for w in caught
+                               if issubclass(w.category, UserWarning))}
+
+
 def _errors(mx):
     """The exception type of each misuse, or 'ok'."""
     def outcome(action):
@@ -154,7 +218,8 @@ def _errors(mx):
 def run(mx, case):
     """The outcomes of ``case`` on package ``mx`` (mxnet or gluonedu), JSON-able."""
     outcome = {'lr_wd_mult': _lr_wd_mult, 'nadam_fit': _nadam_fit,
-               'fixed_params_pad': _fixed_params_pad, 'errors': _errors}[case](mx)
+               'fixed_params_pad': _fixed_params_pad, 'batchnorm_mults': _batchnorm_mults,
+               'checkpoint': _checkpoint, 'errors': _errors}[case](mx)
     return json.loads(json.dumps(outcome))
 
 

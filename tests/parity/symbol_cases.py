@@ -263,6 +263,14 @@ for flag in (False, True):
     out['outputs_%s' % flag] = bn.list_outputs()
     out['internals_%s' % flag] = bn.get_internals().list_outputs()
 '''),
+    _case('batchnorm_infer_type', '''
+data = mx.sym.var('data')
+for flag in (False, True):
+    bn = mx.sym.BatchNorm(data, name='bn', output_mean_var=flag)
+    for dtype in ('float16', 'float32', 'float64'):
+        out['%s_%s' % (flag, dtype)] = [[np.dtype(t).name for t in group]
+                                        for group in bn.infer_type(data=dtype)]
+'''),
     # ------------------------------------------------------------------ Gluon on symbols
     _case('dense_on_symbols', '''
 model = mx.gluon.nn.Dense(128, activation='tanh', in_units=10, flatten=False, prefix='test_')

@@ -43,12 +43,24 @@ def _per_channel(axis, *names):
     return shapes
 
 
+def _batch_norm_types(ins, outs, params):
+    """MXNet's BatchNorm dtypes: the output is the data's, the parameters, statistics and
+    mean/var outputs the data's too, except float32 for float16 data."""
+    data = ins[0] if ins[0] is not None else outs[0]
+    if data is None:
+        return ins, outs
+    stats = np.dtype(np.float32) if data == np.float16 else data
+    return ([data] + [stats if t is None else t for t in ins[1:]],
+            [data] + [stats if t is None else t for t in outs[1:]])
+
+
 # MXNet's BatchNorm has three outputs (the batch's mean and variance for its backward),
 # two of them hidden unless output_mean_var; its running statistics are auxiliary states.
 BATCH_NORM = OpDef('BatchNorm', inputs=('data', 'gamma', 'beta', 'moving_mean', 'moving_var'),
                    shapes=_per_channel(lambda p: p.axis, 'gamma', 'beta', 'moving_mean',
                                        'moving_var'),
                    mutate_inputs=('moving_mean', 'moving_var'),
+                   infer_type=_batch_norm_types,
                    num_outputs=lambda p: 3 if p['output_mean_var'] else 1,
                    output_names=lambda p: ('output', 'mean', 'var')[:3 if p['output_mean_var']
                                                                    else 1],
