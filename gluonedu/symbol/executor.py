@@ -24,8 +24,8 @@ from .graph import mutated_variables, topological
 __all__ = ['Plan', 'Executor', 'simple_bind']
 
 #: Operators whose outputs are losses: MXNet's backward needs no head gradient for them.
-LOSS_OPERATORS = frozenset(('make_loss', 'MakeLoss', 'SoftmaxOutput', 'LinearRegressionOutput',
-                            'LogisticRegressionOutput', 'MAERegressionOutput', 'SVMOutput'))
+LOSS_OPERATORS = frozenset(('make_loss', 'LinearRegressionOutput', 'LogisticRegressionOutput',
+                            'MAERegressionOutput'))
 
 
 class Plan:
