@@ -29,6 +29,8 @@ from . import data
 from . import image
 from . import image as img
 from . import io
+from . import module
+from . import module as mod
 from . import instrument
 
 __version__ = '0.1.0'

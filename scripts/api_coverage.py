@@ -60,6 +60,7 @@ NAMESPACES = (
     ('test_utils', 'test helpers'),
     ('io', 'data iterators'),
     ('image', 'image decoding, resizing and augmenters'),
+    ('mod', 'the symbolic Module API'),
 )
 
 _PLUMBING = ('MXNet\'s ctypes/compatibility plumbing imported into the module, not API',
@@ -83,7 +84,7 @@ EXCLUDED = {
     '': [
         (r'sym|symbol|symbol_doc|np_symbol|AttrScope|attribute|name|executor|'
          r'executor_manager|visualization|viz|operator', _SYMBOL),
-        (r'mod|module|model|callback|monitor|mon|rnn', _MODULE_API),
+        (r'model|callback|monitor|mon|rnn', _MODULE_API),
         (r'np|npx|numpy|numpy_extension|numpy_dispatch_protocol|numpy_op_fallback|'
          r'numpy_op_signature|np_array|use_np|use_np_array', _NP),
         (r'recordio', _CODEC),
