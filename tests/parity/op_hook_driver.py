@@ -16,6 +16,8 @@ import warnings
 
 import numpy as np
 
+from fixed_parameters import fill
+
 CASES = ('mxnet_test_op_hook_output_names', 'operator_names', 'values_in_order',
          'several_outputs',
          'when_called', 'recorded_and_backward', 'installed_on_direct_children',
@@ -43,16 +45,6 @@ class _Recorder:
         if self.values:
             call.append(_values(self.mx, arr))
         self.calls.append(call)
-
-
-def _fill(mx, block, seed=0):
-    rng = np.random.RandomState(seed)
-    params = block.collect_params()
-    for name in sorted(params.keys()):
-        value = rng.normal(0, 0.5, params[name].shape)
-        if name.endswith('var'):
-            value = np.abs(value) + 0.5
-        params[name].set_data(mx.nd.array(value))
 
 
 def _hooked(mx, block, x, monitor_all=False, values=False):
@@ -162,7 +154,7 @@ def _values_in_order(mx):
                 mx.gluon.nn.Dropout(0.5), mx.gluon.nn.Flatten(),
                 mx.gluon.nn.Dense(2, in_units=4, activation='tanh'))
     net.initialize()
-    _fill(mx, net)
+    fill(mx, net)
     net.hybridize()
     x = mx.nd.array(np.linspace(-1, 1, 2 * 3 * 5).reshape(2, 3, 5))
     return {'all': _hooked(mx, net, x, monitor_all=True, values=True),
@@ -229,7 +221,7 @@ def _recorded_and_backward(mx):
             net.add(mx.gluon.nn.Dense(3, in_units=2, activation='relu'),
                     mx.gluon.nn.Dense(1, in_units=3))
         net.initialize()
-        _fill(mx, net)
+        fill(mx, net)
         net.hybridize(inline_limit=limit)
         recorder = _Recorder(mx, values=True)
         net.register_op_hook(recorder, True)
@@ -273,7 +265,7 @@ def _callback_raises(mx):
 
     dense = mx.gluon.nn.Dense(2, in_units=3)
     dense.initialize()
-    _fill(mx, dense)
+    fill(mx, dense)
     dense.hybridize()
     dense.register_op_hook(callback, True)
     y = dense(mx.nd.ones((1, 3)))

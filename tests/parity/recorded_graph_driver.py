@@ -17,6 +17,8 @@ import sys
 
 import numpy as np
 
+from fixed_parameters import fill
+
 CASES = ('mxnet_test_inline', 'default_limit', 'limits_and_static_alloc', 'multi_output',
          'plain_parent', 'hybrid_parent', 'hybridized_child_only', 'no_gradient_params',
          'batchnorm', 'imperative_attributes', 'names_across_recordings',
@@ -49,17 +51,6 @@ def _dense_stack(mx, units, count, **kwargs):
         for _ in range(count):
             net.add(mx.gluon.nn.Dense(units, **kwargs))
     return net
-
-
-def _fill(mx, block, seed=0):
-    """Deterministic Parameter values, by sorted name (variances positive)."""
-    rng = np.random.RandomState(seed)
-    params = block.collect_params()
-    for name in sorted(params.keys()):
-        value = rng.normal(0, 0.5, params[name].shape)
-        if name.endswith('var'):
-            value = np.abs(value) + 0.5
-        params[name].set_data(mx.nd.array(value))
 
 
 def _graph(mx, counters, y):
@@ -116,7 +107,7 @@ def _default_limit(mx, counters):
 def _limits_and_static_alloc(mx, counters):
     net = _dense_stack(mx, 3, 2, in_units=3)
     net.initialize()
-    _fill(mx, net)
+    fill(mx, net)
     out = {}
     for name, flags in (('limit_1', {'inline_limit': 1}), ('limit_2', {}),
                         ('static_alloc', {'static_alloc': True, 'inline_limit': 10}),
@@ -157,7 +148,7 @@ def _plain_parent(mx, counters):
     with seq.name_scope():
         seq.add(_dense_stack(mx, 3, 3, in_units=3), mx.gluon.nn.Dense(2, in_units=3))
     seq.initialize()
-    _fill(mx, seq)
+    fill(mx, seq)
     seq.hybridize()
     y = _record(mx, seq, mx.nd.ones((2, 3)))
     graph = _graph(mx, counters, y)
@@ -262,7 +253,7 @@ def _one_backward_for_all_outputs(mx, counters):
 
     net = TwoHeads()
     net.initialize()
-    _fill(mx, net)
+    fill(mx, net)
     net.hybridize(inline_limit=0)
     x = mx.nd.array(np.arange(12).reshape(4, 3) ** 1.3)
     for _ in range(2):
