@@ -9,7 +9,8 @@ see :mod:`gluonedu.kvstore.dist`, :func:`local_cluster` (run workers from a note
 :class:`StalenessSimulation` (a deterministic, in-process simulation of async workers)
 and ``python -m gluonedu.launch``.
 """
-from .base import KVStoreBase, TestStore, create, BUILTIN_TYPES, DIST_TYPES
+from .base import KVStoreBase, TestStore
+from .factory import create, BUILTIN_TYPES, DIST_TYPES
 from .local import KVStore
 from .compression import TwoBitCompression
 from .dist_sim import StalenessSimulation

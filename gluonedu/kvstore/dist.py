@@ -80,10 +80,10 @@ from ..optimizer.optimizer import merge_update_counts
 from ..optimizer.serialization import dumps_states, loads_states
 from .base import KVStoreBase, check_push_storage, optimizer_capability
 from .compression import compressed_nbytes, create_compression
-from .dist_server import DistAborted, _to_device, _to_host, pack_2bit
 from .local import KVStore
 from .ray_cluster import (WorkerEnv, connect_ray, heartbeat_seconds, import_ray,
                           timeout_seconds)
+from .wire import DistAborted, pack_2bit, to_device, to_host
 
 __all__ = ['DistKVStore', 'DistAborted', 'SYNC_TYPES', 'ASYNC_TYPES', 'create_dist',
            'server_name', 'worker_scope']
@@ -598,7 +598,7 @@ class DistKVStore(KVStoreBase):
             if any(s is None for _, s in found):
                 continue  # never updated: no state yet
             host = _join_states([s for _, s in found], layout) if layout.split else found[0][1]
-            states[key] = _to_device(host, cpu(0))
+            states[key] = to_device(host, cpu(0))
         optimizer = answers[0][1]
         for _, other in answers[1:]:
             merge_update_counts(optimizer, other)
@@ -625,7 +625,7 @@ class DistKVStore(KVStoreBase):
                 if layout is None:
                     raise MXNetError("the optimizer states in %s hold key %r, which this "
                                      "store does not have" % (fname, key))
-                host = _to_host(state)
+                host = to_host(state)
                 for i, piece in enumerate(layout.pieces):
                     per_server[piece.server][key] = _state_piece(host, piece) \
                         if layout.split else host

@@ -17,7 +17,7 @@ way to train with several workers without a terminal::
 Each ``run`` resets the cluster's server actors (kept between runs), runs ``fn(*args)``
 as one Ray task per worker (all at once), and returns their results in rank order. If
 a worker raises, the servers are aborted — the other workers stop with
-:class:`~.dist_server.DistAborted` instead of waiting for it — and ``run`` raises an
+:class:`~.wire.DistAborted` instead of waiting for it — and ``run`` raises an
 MXNetError naming the failed worker. Starting Ray and a run's first workers take
 seconds (tens of seconds on a small machine): with ``progress=True`` (the default) both
 say on stdout what they are doing and, when done, how long it took.

@@ -44,62 +44,9 @@ from ..ndarray import NDArray
 from ..ndarray.sparse import RowSparseNDArray
 from ..optimizer import get_updater
 from .local import KVStore
+from .wire import DistAborted, to_device, to_host, unpack_2bit
 
-__all__ = ['KVServer', 'DistAborted', 'pack_2bit', 'unpack_2bit']
-
-
-class DistAborted(MXNetError):
-    """The training run was stopped (a worker failed); raised to the other workers."""
-
-
-# ---------------------------------------------------------------------- 2-bit wire format
-_CODE_ZERO, _CODE_POS, _CODE_NEG = 0, 1, 2
-
-
-def pack_2bit(sent):
-    """Pack a quantised float32 array (values ``+t``, ``-t``, 0) into 2-bit codes.
-
-    Returns a uint32 array of ``ceil(n / 16)`` words: element ``i`` occupies bits
-    ``2*(i % 16)`` and up of word ``i // 16`` (0: zero, 1: ``+t``, 2: ``-t``).
-    """
-    flat = np.asarray(sent, dtype=np.float32).reshape(-1)
-    codes = np.zeros(-(-flat.size // 16) * 16, dtype=np.uint32)
-    codes[:flat.size][flat > 0] = _CODE_POS
-    codes[:flat.size][flat < 0] = _CODE_NEG
-    shifts = (2 * np.arange(16, dtype=np.uint32))
-    return np.bitwise_or.reduce(codes.reshape(-1, 16) << shifts, axis=1).astype(np.uint32)
-
-
-def unpack_2bit(words, size, threshold):
-    """The float32 array of ``size`` elements that :func:`pack_2bit` packed."""
-    shifts = (2 * np.arange(16, dtype=np.uint32))
-    codes = ((np.asarray(words, dtype=np.uint32)[:, None] >> shifts) & 3).reshape(-1)[:size]
-    t = np.float32(threshold)
-    out = np.zeros(size, dtype=np.float32)
-    out[codes == _CODE_POS] = t
-    out[codes == _CODE_NEG] = -t
-    return out
-
-
-# ---------------------------------------------------------------------- array helpers
-def _to_host(state):
-    """``state`` with every NDArray replaced by a NumPy copy (for the trip to a worker)."""
-    if isinstance(state, NDArray):
-        return state.asnumpy()
-    if isinstance(state, (tuple, list)):
-        items = [_to_host(s) for s in state]
-        return tuple(items) if isinstance(state, tuple) else items
-    return state
-
-
-def _to_device(state, ctx):
-    """``state`` with every NumPy array made an NDArray on ``ctx``."""
-    if isinstance(state, np.ndarray):
-        return NDArray(np.array(state, copy=True), ctx)
-    if isinstance(state, (tuple, list)):
-        items = [_to_device(s, ctx) for s in state]
-        return tuple(items) if isinstance(state, tuple) else items
-    return state
+__all__ = ['KVServer']
 
 
 async def _all(calls):
@@ -312,7 +259,7 @@ class KVServer:
         self._check_alive()
         if self._updater is None:
             raise MXNetError("the servers have no optimizer: call set_optimizer first")
-        return ({key: _to_host(state) for key, state in self._updater.states.items()},
+        return ({key: to_host(state) for key, state in self._updater.states.items()},
                 self._updater.optimizer)
 
     async def set_states(self, states, optimizer=None):
@@ -324,7 +271,7 @@ class KVServer:
         if self._updater is None:
             raise MXNetError("the servers have no optimizer to load states into: call "
                              "set_optimizer first")
-        self._updater.states = {key: _to_device(s, self._ctx) for key, s in states.items()}
+        self._updater.states = {key: to_device(s, self._ctx) for key, s in states.items()}
         self._updater.states_synced = dict.fromkeys(self._updater.states, True)
 
     # ------------------------------------------------------------------ barrier / abort

@@ -6,7 +6,8 @@ import pytest
 
 import gluonedu as mx
 from gluonedu.base import MXNetError
-from gluonedu.kvstore.dist_server import DistAborted, KVServer, pack_2bit, unpack_2bit
+from gluonedu.kvstore.dist_server import KVServer
+from gluonedu.kvstore.wire import DistAborted, pack_2bit, unpack_2bit
 
 
 def test_unknown_store_type_lists_the_valid_ones():
