@@ -1,6 +1,6 @@
-"""Losses that compare embeddings (``mx.gluon.loss``): CosineEmbeddingLoss, TripletLoss,
-SDMLLoss. :mod:`.loss` exports them with the other losses."""
-from .loss import KLDivLoss, Loss, _apply_weighting, _reshape_like
+"""Losses that compare embeddings: CosineEmbeddingLoss, TripletLoss, SDMLLoss."""
+from .base import Loss, apply_weighting, reshape_like
+from .pointwise import KLDivLoss
 
 __all__ = ['CosineEmbeddingLoss', 'TripletLoss', 'SDMLLoss']
 
@@ -29,11 +29,11 @@ class CosineEmbeddingLoss(Loss):
         self._margin = margin
 
     def hybrid_forward(self, F, input1, input2, label, sample_weight=None):
-        input1 = _reshape_like(F, input1, input2)
+        input1 = reshape_like(F, input1, input2)
         label = label.reshape((-1, 1))
         cos = _cosine_similarity(F, input1, input2)
         loss = (1 - cos) * (label == 1) + F.relu((label == -1) * (cos - self._margin))
-        return _apply_weighting(F, loss, self._weight, sample_weight)
+        return apply_weighting(F, loss, self._weight, sample_weight)
 
 
 def _cosine_similarity(F, x, y):
@@ -64,11 +64,11 @@ class TripletLoss(Loss):
         self._margin = margin
 
     def hybrid_forward(self, F, pred, positive, negative):
-        positive = _reshape_like(F, positive, pred)
-        negative = _reshape_like(F, negative, pred)
+        positive = reshape_like(F, positive, pred)
+        negative = reshape_like(F, negative, pred)
         gap = F.sum(F.square(positive - pred) - F.square(negative - pred),
                     axis=self._batch_axis, exclude=True)
-        return _apply_weighting(F, F.relu(gap + self._margin), self._weight, None)
+        return apply_weighting(F, F.relu(gap + self._margin), self._weight, None)
 
 
 class SDMLLoss(Loss):

@@ -1,86 +1,13 @@
-"""Loss functions (``mx.gluon.loss``).
-
-A loss is a :class:`~gluonedu.gluon.block.HybridBlock`: call it as
-``loss_fn(pred, label[, sample_weight])`` and it returns one loss value per sample, an
-NDArray of shape ``(batch_size,)``. Every loss here computes, in order:
-
-1. an element-wise loss ``ℓ`` (the formula in each class's docstring);
-2. the weighting of :func:`_apply_weighting`: ``ℓ · sample_weight · weight``
-   (``sample_weight`` broadcasts against ``ℓ``; ``weight`` is a Python number);
-3. the mean of ``ℓ`` over every axis except ``batch_axis`` (KLDivLoss: the sum).
-
-Summing or averaging over the batch is left to the caller (``loss.backward()`` on a
-vector sums it; ``Trainer.step(batch_size)`` then divides by the batch size).
-"""
+"""Losses computed element by element and then averaged over each sample: regression
+(L2, L1, Huber, Poisson), classification (cross-entropies, hinges, logistic) and KL
+divergence."""
 import math
-import numbers
 
-from ..ndarray import NDArray
-from .block import HybridBlock
+from .base import Loss, apply_weighting, reshape_like
 
-__all__ = ['Loss', 'L2Loss', 'L1Loss', 'SigmoidBinaryCrossEntropyLoss', 'SigmoidBCELoss',
+__all__ = ['L2Loss', 'L1Loss', 'SigmoidBinaryCrossEntropyLoss', 'SigmoidBCELoss',
            'SoftmaxCrossEntropyLoss', 'SoftmaxCELoss', 'KLDivLoss', 'HuberLoss', 'HingeLoss',
-           'SquaredHingeLoss', 'LogisticLoss', 'PoissonNLLLoss', 'CTCLoss',
-           'CosineEmbeddingLoss', 'TripletLoss', 'SDMLLoss']
-
-
-def _apply_weighting(F, loss, weight=None, sample_weight=None):
-    """``loss · sample_weight · weight``, skipping whichever is None.
-
-    ``sample_weight`` is an array broadcastable to ``loss``'s shape, e.g. shape
-    ``(batch, 1)`` to weigh each sample of a ``(batch, k)`` loss. ``weight`` is one
-    number scaling the whole loss.
-    """
-    if sample_weight is not None:
-        loss = F.broadcast_mul(loss, sample_weight)
-    if weight is not None:
-        if not isinstance(weight, numbers.Number):
-            raise AssertionError("weight must be a Python number, got %s; pass per-sample "
-                                 "weights as the sample_weight input instead"
-                                 % type(weight).__name__)
-        loss = loss * weight
-    return loss
-
-
-def _reshape_like(F, x, y):
-    """``x`` reshaped to ``y``'s shape (they must have the same number of elements)."""
-    if isinstance(y, NDArray):
-        return x.reshape(y.shape)
-    return F.reshape_like(x, y)  # a symbol's shape is known only when it is bound
-
-
-class Loss(HybridBlock):
-    """Base class of losses.
-
-    Parameters
-    ----------
-    weight : float or None
-        A number multiplying the loss (None: no scaling).
-    batch_axis : int
-        The axis of the batch; the result keeps only this axis.
-
-    Notes
-    -----
-    Subclasses implement ``hybrid_forward(F, pred, label, ...)``.
-    """
-
-    def __init__(self, weight, batch_axis, **kwargs):
-        super().__init__(**kwargs)
-        self._weight = weight
-        self._batch_axis = batch_axis
-
-    def __repr__(self):
-        return '%s(batch_axis=%s, w=%s)' % (type(self).__name__, self._batch_axis,
-                                            self._weight)
-
-    def hybrid_forward(self, F, x, *args, **kwargs):
-        """Compute the per-sample loss; every subclass overrides this."""
-        raise NotImplementedError("%s must implement hybrid_forward(F, pred, label, ...)"
-                                  % type(self).__name__)
-
-    def _batch_mean(self, F, loss):
-        """The mean of ``loss`` over every axis except ``batch_axis``."""
-        return F.mean(loss, axis=self._batch_axis, exclude=True)
+           'SquaredHingeLoss', 'LogisticLoss', 'PoissonNLLLoss']
 
 
 class L2Loss(Loss):
@@ -104,9 +31,9 @@ class L2Loss(Loss):
         super().__init__(weight, batch_axis, **kwargs)
 
     def hybrid_forward(self, F, pred, label, sample_weight=None):
-        label = _reshape_like(F, label, pred)
+        label = reshape_like(F, label, pred)
         loss = F.square(label - pred)
-        loss = _apply_weighting(F, loss, self._weight / 2, sample_weight)
+        loss = apply_weighting(F, loss, self._weight / 2, sample_weight)
         return self._batch_mean(F, loss)
 
 
@@ -128,9 +55,9 @@ class L1Loss(Loss):
         super().__init__(weight, batch_axis, **kwargs)
 
     def hybrid_forward(self, F, pred, label, sample_weight=None):
-        label = _reshape_like(F, label, pred)
+        label = reshape_like(F, label, pred)
         loss = F.abs(label - pred)
-        loss = _apply_weighting(F, loss, self._weight, sample_weight)
+        loss = apply_weighting(F, loss, self._weight, sample_weight)
         return self._batch_mean(F, loss)
 
 
@@ -170,7 +97,7 @@ class SigmoidBinaryCrossEntropyLoss(Loss):
         self._from_sigmoid = from_sigmoid
 
     def hybrid_forward(self, F, pred, label, sample_weight=None, pos_weight=None):
-        label = _reshape_like(F, label, pred)
+        label = reshape_like(F, label, pred)
         if not self._from_sigmoid:
             log1p_exp_neg_abs = F.Activation(-F.abs(pred), act_type='softrelu')
             if pos_weight is None:
@@ -185,7 +112,7 @@ class SigmoidBinaryCrossEntropyLoss(Loss):
             if pos_weight is not None:
                 positive = F.broadcast_mul(positive, pos_weight)
             loss = -(positive + F.log(1. - pred + eps) * (1. - label))
-        loss = _apply_weighting(F, loss, self._weight, sample_weight)
+        loss = apply_weighting(F, loss, self._weight, sample_weight)
         return self._batch_mean(F, loss)
 
 
@@ -234,9 +161,9 @@ class SoftmaxCrossEntropyLoss(Loss):
         if self._sparse_label:
             loss = -F.pick(log_prob, label, axis=self._axis, keepdims=True)
         else:
-            label = _reshape_like(F, label, log_prob)
+            label = reshape_like(F, label, log_prob)
             loss = -F.sum(log_prob * label, axis=self._axis, keepdims=True)
-        loss = _apply_weighting(F, loss, self._weight, sample_weight)
+        loss = apply_weighting(F, loss, self._weight, sample_weight)
         return self._batch_mean(F, loss)
 
 
@@ -268,7 +195,7 @@ class KLDivLoss(Loss):
     def hybrid_forward(self, F, pred, label, sample_weight=None):
         log_prob = pred if self._from_logits else F.log_softmax(pred, axis=self._axis)
         loss = label * (F.log(label + 1e-12) - log_prob)
-        loss = _apply_weighting(F, loss, self._weight, sample_weight)
+        loss = apply_weighting(F, loss, self._weight, sample_weight)
         return F.sum(loss, axis=self._batch_axis, exclude=True)
 
 
@@ -288,11 +215,11 @@ class HuberLoss(Loss):
         self._rho = rho
 
     def hybrid_forward(self, F, pred, label, sample_weight=None):
-        label = _reshape_like(F, label, pred)
+        label = reshape_like(F, label, pred)
         dist = F.abs(label - pred)
         loss = F.where(dist > self._rho, dist - 0.5 * self._rho,
                        (0.5 / self._rho) * F.square(dist))
-        loss = _apply_weighting(F, loss, self._weight, sample_weight)
+        loss = apply_weighting(F, loss, self._weight, sample_weight)
         return self._batch_mean(F, loss)
 
 
@@ -312,11 +239,11 @@ class HingeLoss(Loss):
         self._margin = margin
 
     def hybrid_forward(self, F, pred, label, sample_weight=None):
-        label = _reshape_like(F, label, pred)
+        label = reshape_like(F, label, pred)
         loss = F.relu(self._margin - pred * label)
         if self._squared:
             loss = F.square(loss)
-        loss = _apply_weighting(F, loss, self._weight, sample_weight)
+        loss = apply_weighting(F, loss, self._weight, sample_weight)
         return self._batch_mean(F, loss)
 
 
@@ -353,12 +280,12 @@ class LogisticLoss(Loss):
         self._label_format = label_format
 
     def hybrid_forward(self, F, pred, label, sample_weight=None):
-        label = _reshape_like(F, label, pred)
+        label = reshape_like(F, label, pred)
         if self._label_format == 'signed':
             label = (label + 1.0) / 2.0
         loss = (F.relu(pred) - pred * label
                 + F.Activation(-F.abs(pred), act_type='softrelu'))
-        loss = _apply_weighting(F, loss, self._weight, sample_weight)
+        loss = apply_weighting(F, loss, self._weight, sample_weight)
         return self._batch_mean(F, loss)
 
 
@@ -392,7 +319,7 @@ class PoissonNLLLoss(Loss):
         self._compute_full = compute_full
 
     def hybrid_forward(self, F, pred, target, sample_weight=None, epsilon=1e-08):
-        target = _reshape_like(F, target, pred)
+        target = reshape_like(F, target, pred)
         if self._from_logits:
             loss = F.exp(pred) - target * pred
         else:
@@ -400,51 +327,4 @@ class PoissonNLLLoss(Loss):
         if self._compute_full:
             stirling = target * F.log(target) - target + 0.5 * F.log(2 * target * math.pi)
             loss = loss + stirling * (target > 1)
-        return F.mean(_apply_weighting(F, loss, self._weight, sample_weight))
-
-
-class CTCLoss(Loss):
-    """Connectionist temporal classification loss (Graves et al., 2006), through the
-    ``CTCLoss`` operator with the blank as the *last* class.
-
-    ``pred`` holds unnormalised scores over ``alphabet + 1`` classes; ``label`` holds
-    class indices in ``[0, alphabet)``, padded with -1 (or cut by ``label_lengths``).
-    The loss of each sequence is ``−log p(label | pred)`` summed over all alignments.
-
-    Parameters
-    ----------
-    layout : {'NTC', 'TNC'}, default 'NTC'
-        The axes of ``pred``: batch, time, classes.
-    label_layout : {'NT', 'TN'}, default 'NT'
-        The axes of ``label``.
-    weight : float or None, default None
-
-    Notes
-    -----
-    Inputs: ``pred``, ``label``, optional ``pred_lengths`` and ``label_lengths`` (one per
-    sequence), ``sample_weight``. Output: shape ``(batch,)``.
-    """
-
-    def __init__(self, layout='NTC', label_layout='NT', weight=None, **kwargs):
-        if layout not in ('NTC', 'TNC'):
-            raise AssertionError("CTCLoss: layout must be 'NTC' or 'TNC', got %r" % (layout,))
-        if label_layout not in ('NT', 'TN'):
-            raise AssertionError("CTCLoss: label_layout must be 'NT' or 'TN', got %r"
-                                 % (label_layout,))
-        self._layout = layout
-        self._label_layout = label_layout
-        super().__init__(weight, label_layout.find('N'), **kwargs)
-
-    def hybrid_forward(self, F, pred, label, pred_lengths=None, label_lengths=None,
-                       sample_weight=None):
-        if self._layout == 'NTC':
-            pred = F.swapaxes(pred, 0, 1)
-        if self._batch_axis == 1:
-            label = F.swapaxes(label, 0, 1)
-        loss = F.CTCLoss(pred, label, pred_lengths, label_lengths,
-                         use_data_lengths=pred_lengths is not None,
-                         use_label_lengths=label_lengths is not None, blank_label='last')
-        return _apply_weighting(F, loss, self._weight, sample_weight)
-
-
-from .loss_embedding import CosineEmbeddingLoss, TripletLoss, SDMLLoss  # noqa: E402,F401
+        return F.mean(apply_weighting(F, loss, self._weight, sample_weight))
