@@ -5,7 +5,7 @@ import numpy as np
 
 from .. import ndarray as nd
 from .fastpath import Kernel
-from .kernels import clip_constant, clipped, cuda_clip, negative_clip_refusal
+from .kernels import clip_constant, clipped, negative_clip_refusal
 from .optimizer import Optimizer, register, accepts_lists, check_hyperparameter, state_type
 
 __all__ = ['AdaDelta', 'AdaDeltaState']
@@ -29,14 +29,7 @@ def adadelta(weight, grad, acc_grad, acc_delta, wd, rescale, clip, rho, one_minu
     return weight - (delta + wd * weight), acc_grad, acc_delta
 
 
-ADADELTA = Kernel(adadelta, writes=('weight', 'acc_grad', 'acc_delta'), per_parameter=('wd',),
-                  cuda='''
-        float gr = grad * rescale;
-        if (clip >= 0) gr = %s;
-        acc_grad = rho * acc_grad + one_minus_rho * gr * gr;
-        float delta = sqrtf(acc_delta + epsilon) / sqrtf(acc_grad + epsilon) * gr;
-        acc_delta = rho * acc_delta + one_minus_rho * delta * delta;
-        weight = weight - (delta + wd * weight);''' % cuda_clip('gr', 'clip'))
+ADADELTA = Kernel(adadelta, writes=('weight', 'acc_grad', 'acc_delta'), per_parameter=('wd',))
 
 
 @register

@@ -5,7 +5,7 @@ import numpy as np
 
 from .. import ndarray as nd
 from .fastpath import Kernel
-from .kernels import (clip_constant, clipped, cuda_clip, kernel_clip, lazy_rows,
+from .kernels import (clip_constant, clipped, kernel_clip, lazy_rows,
                       negative_clip_refusal)
 from .optimizer import Optimizer, register, accepts_lists, check_hyperparameter, state_type
 
@@ -37,18 +37,8 @@ def sparse_adagrad(weight, grad, history, lr, rescale, clip, epsilon):
     return weight - grad / np.sqrt(history + epsilon) * lr, history
 
 
-ADAGRAD = Kernel(adagrad, writes=('weight', 'history'), per_parameter=('neg_lr', 'wd'), cuda='''
-        float gr = grad * rescale;
-        if (clip >= 0) gr = %s;
-        history = history + gr * gr;
-        weight = weight + (gr / sqrtf(history + epsilon) + weight * wd) * neg_lr;'''
-                 % cuda_clip('gr', 'clip'))
-SPARSE_ADAGRAD = Kernel(sparse_adagrad, writes=('weight', 'history'), per_parameter=('lr',),
-                        cuda='''
-        float gr = grad * rescale;
-        if (clip > 0) gr = %s;
-        history = history + gr * gr;
-        weight = weight - gr / sqrtf(history + epsilon) * lr;''' % cuda_clip('gr', 'clip'))
+ADAGRAD = Kernel(adagrad, writes=('weight', 'history'), per_parameter=('neg_lr', 'wd'))
+SPARSE_ADAGRAD = Kernel(sparse_adagrad, writes=('weight', 'history'), per_parameter=('lr',))
 
 
 @register

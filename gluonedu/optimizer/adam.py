@@ -6,7 +6,7 @@ import numpy as np
 
 from .. import ndarray as nd
 from .fastpath import Kernel, per_t
-from .kernels import clip_constant, clipped, cuda_clip, kernel_clip, lazy_rows
+from .kernels import clip_constant, clipped, kernel_clip, lazy_rows
 from .optimizer import (Optimizer, ScheduledMomentum, register, accepts_lists,
                         check_hyperparameter, state_type)
 
@@ -31,12 +31,7 @@ def adam(weight, grad, mean, var, lr, wd, rescale, clip, beta1, beta2, one_minus
     return weight - lr * mean / (np.sqrt(var) + epsilon), mean, var
 
 
-ADAM = Kernel(adam, writes=('weight', 'mean', 'var'), per_parameter=('lr', 'wd'), cuda='''
-        float gr = grad * rescale + wd * weight;
-        if (clip > 0) gr = %s;
-        mean = beta1 * mean + one_minus_beta1 * gr;
-        var = beta2 * var + one_minus_beta2 * gr * gr;
-        weight = weight - lr * mean / (sqrtf(var) + epsilon);''' % cuda_clip('gr', 'clip'))
+ADAM = Kernel(adam, writes=('weight', 'mean', 'var'), per_parameter=('lr', 'wd'))
 
 
 @register

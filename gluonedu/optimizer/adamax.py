@@ -5,7 +5,7 @@ import numpy as np
 
 from .. import ndarray as nd
 from .fastpath import Kernel, per_t
-from .kernels import clip_constant, clipped, cuda_clip, negative_clip_refusal
+from .kernels import clip_constant, clipped, negative_clip_refusal
 from .optimizer import Optimizer, register, accepts_lists, check_hyperparameter, state_type
 
 __all__ = ['Adamax', 'AdamaxState']
@@ -28,13 +28,7 @@ def adamax(weight, grad, mean, inf_norm, lr, wd, rescale, clip, beta1, beta2, on
     return weight - lr * mean / inf_norm, mean, inf_norm
 
 
-ADAMAX = Kernel(adamax, writes=('weight', 'mean', 'inf_norm'), per_parameter=('lr', 'wd'),
-                cuda='''
-        float gr = grad * rescale + wd * weight;
-        if (clip >= 0) gr = %s;
-        mean = beta1 * mean + one_minus_beta1 * gr;
-        inf_norm = fmaxf(beta2 * inf_norm, fabsf(gr));
-        weight = weight - lr * mean / inf_norm;''' % cuda_clip('gr', 'clip'))
+ADAMAX = Kernel(adamax, writes=('weight', 'mean', 'inf_norm'), per_parameter=('lr', 'wd'))
 
 
 @register

@@ -17,7 +17,7 @@ import numpy as np
 
 from .. import ndarray as nd
 from .fastpath import Kernel, per_t
-from .kernels import clip_constant, clipped, cuda_clip
+from .kernels import clip_constant, clipped
 from .optimizer import (Optimizer, ScheduledMomentum, register, accepts_lists,
                         check_hyperparameter, state_type)
 
@@ -42,14 +42,7 @@ def adamw(weight, grad, mean, var, lr, wd, c_t, rescale, clip, beta1, beta2, one
     return weight - lr * (c_t * mean / (np.sqrt(var) + epsilon) + wd * weight), mean, var
 
 
-ADAMW = Kernel(adamw, writes=('weight', 'mean', 'var'), per_parameter=('lr', 'wd', 'c_t'),
-               cuda='''
-        float gr = rescale * grad;
-        if (clip > 0) gr = %s;
-        mean = beta1 * mean + one_minus_beta1 * gr;
-        var = beta2 * var + one_minus_beta2 * (gr * gr);
-        weight = weight - lr * (c_t * mean / (sqrtf(var) + epsilon) + wd * weight);'''
-               % cuda_clip('gr', 'clip'))
+ADAMW = Kernel(adamw, writes=('weight', 'mean', 'var'), per_parameter=('lr', 'wd', 'c_t'))
 
 
 @register

@@ -10,7 +10,7 @@ import numpy as np
 
 from .. import ndarray as nd
 from .fastpath import Kernel
-from .kernels import clip_constant, clipped, cuda_clip, negative_clip_refusal
+from .kernels import clip_constant, clipped, negative_clip_refusal
 from .optimizer import Optimizer, register, accepts_lists, check_hyperparameter, state_type
 
 __all__ = ['DCASGD', 'DCASGDState']
@@ -43,18 +43,10 @@ def dcasgd(weight, grad, previous_weight, neg_lr, wd, rescale, clip, lamda):
     return weight + step, weight
 
 
-_CUDA_STEP = '''
-        float gr = grad * rescale;
-        if (clip >= 0) gr = %s;
-        float step = neg_lr * (gr + wd * weight + lamda * gr * gr * (weight - previous_weight));
-        previous_weight = weight;''' % cuda_clip('gr', 'clip')
 DCASGD_MOMENTUM = Kernel(dcasgd_momentum, writes=('weight', 'momentum', 'previous_weight'),
-                         per_parameter=('neg_lr', 'wd'), cuda=_CUDA_STEP + '''
-        momentum = momentum * momentum_coef + step;
-        weight = weight + momentum;''')
+                         per_parameter=('neg_lr', 'wd'))
 DCASGD_PLAIN = Kernel(dcasgd, writes=('weight', 'previous_weight'),
-                      per_parameter=('neg_lr', 'wd'), cuda=_CUDA_STEP + '''
-        weight = weight + step;''')
+                      per_parameter=('neg_lr', 'wd'))
 
 
 @register

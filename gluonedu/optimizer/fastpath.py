@@ -13,15 +13,16 @@ path") carries, in its own file, next to its readable ``update``:
 2. a :class:`Kernel` per rule, which names what the rule's arguments are — read from
    the rule's own signature, so that every backend binds them by name::
 
-       ADAM = Kernel(adam_rule, writes=('weight', 'mean', 'var'), per_parameter=('lr', 'wd'),
-                     cuda='''...''')
+       ADAM = Kernel(adam_rule, writes=('weight', 'mean', 'var'), per_parameter=('lr', 'wd'))
 
    *writes*: the arrays the rule returns new values of — the weight and the state
    arrays, named as the fields of the optimizer's state type (``AdamState``); *reads*:
    the arrays it only reads (``grad`` by default); *per_parameter*: scalars that may
    differ from parameter to parameter; every other argument is a *constant* of the step.
-   ``cuda`` is the same rule in C for the CuPy backend (GPU contexts), using the same
-   names;
+   The rule is the only copy of the formula: numba compiles it, and the CuPy backend
+   (GPU contexts) runs its CUDA C translation (:mod:`._fused.cuda_source`; the rule and
+   its helpers stay within the translated subset: float32 arithmetic, ``if``, NumPy's
+   element functions, calls of plain Python functions);
 
 3. the method ``fused_step(self, run)``: the step's bookkeeping (:meth:`begin_step
    <gluonedu.optimizer.Optimizer.begin_step>`), the scalars, and ``run(KERNEL,
@@ -67,12 +68,9 @@ class Kernel:
         The scalars that may differ from parameter to parameter (lr, wd, ...).
     reads : tuple of str, default ('grad',)
         The arrays the rule only reads.
-    cuda : str, optional
-        The rule's body in C for the CuPy backend: the written arrays are assigned, the
-        others are read, all under the rule's own argument names.
     """
 
-    def __init__(self, rule, writes, per_parameter=(), reads=('grad',), cuda=None):
+    def __init__(self, rule, writes, per_parameter=(), reads=('grad',)):
         names = tuple(inspect.signature(rule).parameters)
         declared = set(writes) | set(reads) | set(per_parameter)
         if declared - set(names):
@@ -80,7 +78,6 @@ class Kernel:
                             % (rule.__name__, sorted(declared - set(names))))
         self.rule = rule
         self.name = rule.__name__
-        self.cuda = cuda
         self.parameters = names
         self.arrays = tuple(n for n in names if n in writes or n in reads)
         self.writes = tuple(n for n in names if n in writes)

@@ -12,7 +12,7 @@ import numpy as np
 
 from .. import ndarray as nd
 from .fastpath import Kernel
-from .kernels import clip_constant, clipped, cuda_clip, kernel_clip, kernel_scalars
+from .kernels import clip_constant, clipped, kernel_clip, kernel_scalars
 from .optimizer import Optimizer, register, accepts_lists, check_hyperparameter, state_type
 
 __all__ = ['ftml_scales', 'FTML', 'FTMLState']
@@ -67,14 +67,7 @@ def ftml_scales(beta1, beta2, lr, t):
 
 
 FTML_KERNEL = Kernel(ftml, writes=('weight', 'prev_d', 'prev_v', 'prev_z'),
-                     per_parameter=('wd', 'd_scale', 'v_scale'), cuda='''
-        float gr = grad * rescale + wd * weight;
-        if (clip > 0) gr = %s;
-        prev_v = beta2 * prev_v + one_minus_beta2 * (gr * gr);
-        float d_t = d_scale * (sqrtf(prev_v / v_scale) + epsilon);
-        prev_z = beta1 * prev_z + one_minus_beta1 * gr - (d_t - beta1 * prev_d) * weight;
-        prev_d = d_t;
-        weight = -prev_z / d_t;''' % cuda_clip('gr', 'clip'))
+                     per_parameter=('wd', 'd_scale', 'v_scale'))
 
 
 @register

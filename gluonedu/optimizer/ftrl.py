@@ -18,7 +18,7 @@ import numpy as np
 
 from .. import ndarray as nd
 from .fastpath import Kernel
-from .kernels import clip_constant, clipped, cuda_clip, kernel_clip, kernel_scalars
+from .kernels import clip_constant, clipped, kernel_clip, kernel_scalars
 from .optimizer import Optimizer, register, accepts_lists, check_hyperparameter, state_type
 
 __all__ = ['Ftrl', 'FtrlState']
@@ -60,15 +60,7 @@ def ftrl(weight, grad, z, n, lr, wd, rescale, clip, lamda1, beta):
     return weight, z, n
 
 
-FTRL = Kernel(ftrl, writes=('weight', 'z', 'n'), per_parameter=('lr', 'wd'), cuda='''
-        float gr = grad * rescale;
-        if (clip > 0) gr = %s;
-        float g_squared = gr * gr;
-        z = z + (gr - (sqrtf(n + g_squared) - sqrtf(n)) * weight / lr);
-        n = n + g_squared;
-        float sign_z = (float)((z > 0) - (z < 0));
-        weight = (sign_z * lamda1 - z) / ((beta + sqrtf(n)) / lr + wd)
-                 * (fabsf(z) > lamda1 ? 1.0f : 0.0f);''' % cuda_clip('gr', 'clip'))
+FTRL = Kernel(ftrl, writes=('weight', 'z', 'n'), per_parameter=('lr', 'wd'))
 
 
 @register

@@ -12,14 +12,14 @@ bit, gluonedu follows three of their conventions:
   written — :func:`lazy_rows`.
 
 The fast path's rules (one element at a time, see :mod:`.fastpath`) clip with
-:func:`clipped` (:func:`cuda_clip` in C), and receive a clip bound of -1
+:func:`clipped`, and receive a clip bound of -1
 (:data:`CLIP_OFF`) for "no clipping": :func:`clip_constant` turns either convention into
 that constant.
 """
 import numpy as np
 
 __all__ = ['kernel_scalars', 'kernel_clip', 'lazy_rows', 'clipped', 'clip_constant',
-           'CLIP_OFF', 'cuda_clip', 'negative_clip_refusal']
+           'CLIP_OFF', 'negative_clip_refusal']
 
 #: A rule's clip bound meaning "do not clip".
 CLIP_OFF = np.float32(-1)
@@ -67,11 +67,6 @@ def clipped(x, bound):
     """``clip(x, -bound, bound)``, spelled so that it works on arrays and, compiled by
     numba, on single elements."""
     return np.minimum(np.maximum(x, -bound), bound)
-
-
-def cuda_clip(x, bound):
-    """:func:`clipped` in C, for a kernel's CUDA body: ``cuda_clip('g', 'clip')``."""
-    return 'fminf(fmaxf({x}, -{b}), {b})'.format(x=x, b=bound)
 
 
 def lazy_rows(update_rows, grad, *arrays):

@@ -21,7 +21,7 @@ import numpy as np
 
 from .. import ndarray as nd
 from .fastpath import Kernel, per_t
-from .kernels import clip_constant, clipped, cuda_clip, kernel_clip, kernel_scalars
+from .kernels import clip_constant, clipped, kernel_clip, kernel_scalars
 from .optimizer import Optimizer, register, accepts_lists, check_hyperparameter, state_type
 
 __all__ = ['LAMB', 'LAMBState', 'lamb_moment_scales', 'trust_scaled_lr']
@@ -116,16 +116,9 @@ def lamb_phase2(weight, direction, scaled_lr):
 
 
 LAMB_PHASE1 = Kernel(lamb_phase1, writes=('mean', 'var', 'direction'), reads=('weight', 'grad'),
-                     per_parameter=('wd', 'mean_scale', 'var_scale'), cuda='''
-        float gr = grad * rescale;
-        if (clip > 0) gr = %s;
-        mean = beta1 * mean + one_minus_beta1 * gr;
-        var = beta2 * var + one_minus_beta2 * gr * gr;
-        direction = (mean / mean_scale) / (sqrtf(var / var_scale) + epsilon) + wd * weight;'''
-                     % cuda_clip('gr', 'clip'))
+                     per_parameter=('wd', 'mean_scale', 'var_scale'))
 LAMB_PHASE2 = Kernel(lamb_phase2, writes=('weight',), reads=('direction',),
-                     per_parameter=('scaled_lr',), cuda='''
-        weight = weight - scaled_lr * direction;''')
+                     per_parameter=('scaled_lr',))
 
 
 @register

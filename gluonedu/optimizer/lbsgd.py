@@ -17,7 +17,7 @@ import numpy as np
 
 from .. import ndarray as nd
 from .fastpath import Kernel, per_t
-from .kernels import clip_constant, cuda_clip, kernel_clip, kernel_scalars
+from .kernels import clip_constant, kernel_clip, kernel_scalars
 from .optimizer import Optimizer, register, accepts_lists, check_hyperparameter
 from .sgd import MomentumMPState, MomentumState, _step_of, sgd_step
 
@@ -68,17 +68,10 @@ def lbsgd_plain(weight, grad, cum, lr, wd, one, batch_scale, accumulated, rescal
     return ((one - lr * wd) * weight - _step_of(grad, lr, rescale, clip),)
 
 
-_CUDA_STEP = '''
-        float gr = accumulated > 0 ? cum + grad : grad;
-        gr = gr / batch_scale;
-        float step = clip > 0 ? lr * %s : (lr * rescale) * gr;''' % cuda_clip('rescale * gr', 'clip')
 LBSGD_MOMENTUM = Kernel(lbsgd_momentum, writes=('weight', 'momentum'), reads=('grad', 'cum'),
-                        per_parameter=('lr', 'wd'), cuda=_CUDA_STEP + '''
-        momentum = momentum_coef * momentum - (lr * wd) * weight - step;
-        weight = weight + momentum;''')
+                        per_parameter=('lr', 'wd'))
 LBSGD_PLAIN = Kernel(lbsgd_plain, writes=('weight',), reads=('grad', 'cum'),
-                     per_parameter=('lr', 'wd'), cuda=_CUDA_STEP + '''
-        weight = (one - lr * wd) * weight - step;''')
+                     per_parameter=('lr', 'wd'))
 
 
 @register

@@ -5,7 +5,7 @@ import numpy as np
 
 from .. import ndarray as nd
 from .fastpath import Kernel, per_t
-from .kernels import clip_constant, clipped, cuda_clip, negative_clip_refusal
+from .kernels import clip_constant, clipped, negative_clip_refusal
 from .optimizer import Optimizer, register, accepts_lists, check_hyperparameter, state_type
 
 __all__ = ['Nadam', 'NadamState']
@@ -33,14 +33,7 @@ def nadam(weight, grad, mean, var, lr, wd, grad_scale, mean_scale, var_scale, on
 
 NADAM = Kernel(nadam, writes=('weight', 'mean', 'var'),
                per_parameter=('lr', 'wd', 'grad_scale', 'mean_scale', 'var_scale',
-                              'one_minus_mu_t', 'mu_next'), cuda='''
-        float gr = grad * rescale + wd * weight;
-        if (clip >= 0) gr = %s;
-        mean = beta1 * mean + one_minus_beta1 * gr;
-        var = beta2 * var + one_minus_beta2 * gr * gr;
-        float mean_bar = one_minus_mu_t * (gr / grad_scale) + mu_next * (mean / mean_scale);
-        weight = weight - lr * mean_bar / (sqrtf(var / var_scale) + epsilon);'''
-               % cuda_clip('gr', 'clip'))
+                              'one_minus_mu_t', 'mu_next'))
 
 
 @register

@@ -4,7 +4,7 @@ import numpy as np
 
 from .. import ndarray as nd
 from .fastpath import Kernel
-from .kernels import clip_constant, clipped, cuda_clip, kernel_clip, kernel_scalars
+from .kernels import clip_constant, clipped, kernel_clip, kernel_scalars
 from .optimizer import register, check_hyperparameter
 from .sgd import SGD_KERNELS, MomentumOptimizer, sgd_step
 
@@ -45,13 +45,7 @@ def nag_momentum(weight, grad, momentum, lr, wd, momentum_coef, momentum_plus_on
     return weight, momentum
 
 
-NAG_MOMENTUM = Kernel(nag_momentum, writes=('weight', 'momentum'), per_parameter=('lr', 'wd'),
-                      cuda='''
-        float scaled = rescale * grad;
-        if (clip > 0) scaled = %s;
-        float decayed = momentum_coef * momentum;
-        weight = weight - decayed + momentum_plus_one * (decayed - lr * (scaled + wd * weight));
-        momentum = decayed - lr * (scaled + wd * weight);''' % cuda_clip('scaled', 'clip'))
+NAG_MOMENTUM = Kernel(nag_momentum, writes=('weight', 'momentum'), per_parameter=('lr', 'wd'))
 
 
 @register

@@ -5,7 +5,7 @@ import numpy as np
 
 from .. import ndarray as nd
 from .fastpath import Kernel
-from .kernels import clip_constant, clipped, cuda_clip, kernel_clip
+from .kernels import clip_constant, clipped, kernel_clip
 from .optimizer import Optimizer, register, accepts_lists, check_hyperparameter, state_type
 
 __all__ = ['RMSProp', 'RMSPropState', 'CenteredRMSPropState']
@@ -54,21 +54,9 @@ def rmsprop_centered(weight, grad, mean_square, mean, delta, lr, wd, rescale, cl
     return weight, mean_square, mean, delta
 
 
-_CUDA_GRAD = '''
-        float gr = grad * rescale + wd * weight;
-        if (clip > 0) gr = %s;''' % cuda_clip('gr', 'clip')
-_CUDA_CLIP_WEIGHTS = '''
-        if (clip_weights > 0) weight = %s;''' % cuda_clip('weight', 'clip_weights')
-RMSPROP = Kernel(rmsprop, writes=('weight', 'mean_square'), per_parameter=('lr', 'wd'),
-                 cuda=_CUDA_GRAD + '''
-        mean_square = one_minus_gamma1 * (gr * gr) + gamma1 * mean_square;
-        weight = weight - lr * (gr / sqrtf(mean_square + epsilon));''' + _CUDA_CLIP_WEIGHTS)
+RMSPROP = Kernel(rmsprop, writes=('weight', 'mean_square'), per_parameter=('lr', 'wd'))
 RMSPROP_CENTERED = Kernel(rmsprop_centered, writes=('weight', 'mean_square', 'mean', 'delta'),
-                          per_parameter=('lr', 'wd'), cuda=_CUDA_GRAD + '''
-        mean_square = one_minus_gamma1 * gr * gr + gamma1 * mean_square;
-        mean = one_minus_gamma1 * gr + gamma1 * mean;
-        delta = gamma2 * delta - lr * gr / sqrtf(mean_square - mean * mean + epsilon);
-        weight = weight + delta;''' + _CUDA_CLIP_WEIGHTS)
+                          per_parameter=('lr', 'wd'))
 
 
 @register

@@ -28,7 +28,7 @@ import numpy as np
 
 from .. import ndarray as nd
 from .fastpath import Kernel
-from .kernels import (clip_constant, clipped, cuda_clip, kernel_clip, kernel_scalars,
+from .kernels import (clip_constant, clipped, kernel_clip, kernel_scalars,
                       lazy_rows)
 from .optimizer import (Optimizer, ScheduledMomentum, register, check_hyperparameter,
                         state_type)
@@ -138,20 +138,12 @@ def sgd_plain(weight, grad, lr, wd, one, rescale, clip):
     return ((one - lr * wd) * weight - _step_of(grad, lr, rescale, clip),)
 
 
-_CUDA_STEP = 'float step = clip > 0 ? lr * %s : (lr * rescale) * grad;' % cuda_clip(
-    'rescale * grad', 'clip')
 #: MXNet's SGD kernels, by :func:`sgd_kernel`'s names.
 SGD_KERNELS = {
     'momentum': Kernel(sgd_momentum, writes=('weight', 'momentum'),
-                       per_parameter=('lr', 'wd', 'momentum_coef'), cuda=_CUDA_STEP + '''
-        momentum = momentum_coef * momentum - (lr * wd) * weight - step;
-        weight = weight + momentum;'''),
-    'multi': Kernel(sgd_no_momentum, writes=('weight',), per_parameter=('lr', 'wd'),
-                    cuda=_CUDA_STEP + '''
-        weight = weight + (zero - (lr * wd) * weight - step);'''),
-    'plain': Kernel(sgd_plain, writes=('weight',), per_parameter=('lr', 'wd'),
-                    cuda=_CUDA_STEP + '''
-        weight = (one - lr * wd) * weight - step;'''),
+                       per_parameter=('lr', 'wd', 'momentum_coef')),
+    'multi': Kernel(sgd_no_momentum, writes=('weight',), per_parameter=('lr', 'wd')),
+    'plain': Kernel(sgd_plain, writes=('weight',), per_parameter=('lr', 'wd')),
 }
 
 

@@ -23,7 +23,7 @@ import numpy as np
 from .. import ndarray as nd
 from ..ndarray import random as nd_random
 from .fastpath import Kernel
-from .kernels import clip_constant, clipped, cuda_clip, negative_clip_refusal
+from .kernels import clip_constant, clipped, negative_clip_refusal
 from .optimizer import Optimizer, register, accepts_lists
 
 __all__ = ['SGLD']
@@ -43,11 +43,7 @@ def sgld(weight, grad, noise, neg_half_lr, wd, rescale, clip):
 
 
 SGLD_KERNEL = Kernel(sgld, writes=('weight',), reads=('grad', 'noise'),
-                     per_parameter=('neg_half_lr', 'wd'), cuda='''
-        float gr = grad * rescale;
-        if (clip >= 0) gr = %s;
-        weight = weight + neg_half_lr * (gr + wd * weight);
-        weight = weight + noise;''' % cuda_clip('gr', 'clip'))
+                     per_parameter=('neg_half_lr', 'wd'))
 
 
 @register

@@ -5,7 +5,7 @@ import numpy as np
 
 from .. import ndarray as nd
 from .fastpath import Kernel
-from .kernels import clip_constant, clipped, cuda_clip, kernel_clip, kernel_scalars
+from .kernels import clip_constant, clipped, kernel_clip, kernel_scalars
 from .optimizer import Optimizer, register, accepts_lists, check_hyperparameter
 from .sgd import MomentumState
 
@@ -31,16 +31,8 @@ def signsgd(weight, grad, lr, wd_total, one, rescale, clip):
     return ((one - lr * wd_total) * weight - lr * np.sign(scaled),)
 
 
-SIGNUM = Kernel(signum, writes=('weight', 'momentum'), per_parameter=('lr', 'wd'), cuda='''
-        float pull = clip > 0 ? one_minus_coef * %s : (one_minus_coef * rescale) * grad;
-        momentum = momentum_coef * momentum - (one_minus_coef * wd) * weight - pull;
-        weight = (one - lr * wd_lh) * weight + lr * (float)((momentum > 0) - (momentum < 0));'''
-                % cuda_clip('rescale * grad', 'clip'))
-SIGNSGD = Kernel(signsgd, writes=('weight',), per_parameter=('lr', 'wd_total'), cuda='''
-        float scaled = rescale * grad;
-        if (clip > 0) scaled = %s;
-        weight = (one - lr * wd_total) * weight - lr * (float)((scaled > 0) - (scaled < 0));'''
-                 % cuda_clip('scaled', 'clip'))
+SIGNUM = Kernel(signum, writes=('weight', 'momentum'), per_parameter=('lr', 'wd'))
+SIGNSGD = Kernel(signsgd, writes=('weight',), per_parameter=('lr', 'wd_total'))
 
 
 @register

@@ -1,16 +1,18 @@
-"""Every optimizer kernel's CUDA body compiles for the GPUs CuPy targets, and computes
-what its Python rule computes — with no GPU.
+"""Every optimizer kernel's CUDA C, translated from its Python rule, compiles for the GPUs
+CuPy targets, and computes what the rule computes — with no GPU.
 
-The CuPy backend hands each Kernel's C body to ``cupy.ElementwiseKernel`` (NVRTC, at the
-first fused step on a GPU), so a typo in a body would show only on a GPU — which neither
-CI nor most sessions have. Here each body is wrapped as CuPy wraps it (the inputs as
-``const float`` values, ``raw`` inputs as arrays, the outputs as ``float &``
-references to the element, one thread per element) and the whole set is compiled by
-nvcc for sm_80 (A100) and sm_90 (H100), to machine code, with ``--fmad=false`` as the
-backend compiles them. The same bodies, as a loop on the CPU compiled by the system's C++
-compiler (no contraction either), run on random inputs and give bit for bit the float32
-values of the Python rule applied element by element. Skipped, naming why, where nvcc
-or a C++ compiler is missing.
+The CuPy backend hands each Kernel's CUDA C (:mod:`gluonedu.optimizer._fused.cuda_source`)
+to ``cupy.ElementwiseKernel`` (NVRTC, at the first fused step on a GPU), so a rule the
+translator mistranslates would show only on a GPU — which neither CI nor most sessions
+have. Here each kernel is wrapped as CuPy wraps it (its preamble first; the inputs as
+``const float`` values, ``raw`` inputs as arrays, the outputs as ``float &`` references
+to the element, one thread per element), each in a namespace of its own (CuPy compiles
+each kernel alone), and the whole set is compiled by nvcc for sm_80 (A100) and sm_90
+(H100), to machine code, with ``--fmad=false`` as the backend compiles them. The same
+kernels, as a loop on the CPU compiled by the system's C++ compiler (no contraction
+either), run on random inputs — and on gradients holding NaN and ±Inf — and give bit for
+bit the float32 values of the Python rule applied element by element. Skipped, naming
+why, where nvcc or a C++ compiler is missing.
 """
 import ctypes
 import shutil
@@ -22,6 +24,7 @@ import pytest
 
 import gluonedu  # noqa: F401  (registers every optimizer's kernels)
 from gluonedu.optimizer._fused.cupy_backend import kernel_source
+from gluonedu.optimizer._fused.cuda_source import TranslationError
 from gluonedu.optimizer.fastpath import KERNELS
 
 ARCHITECTURES = ('sm_80', 'sm_90')
@@ -42,7 +45,7 @@ def _parameters(text):
 def elementwise_source(kernel, device=True):
     """``kernel`` as a CUDA kernel that does what CuPy's ElementwiseKernel makes of it
     (``device=False``: the same body as a loop on the CPU)."""
-    in_params, out_params, body = kernel_source(kernel)
+    in_params, out_params, body, preamble = kernel_source(kernel)
     inputs, outputs = _parameters(in_params), _parameters(out_params)
     scalars = set(kernel.constants)
     args, loads = ['const int _n'], []
@@ -59,18 +62,27 @@ def elementwise_source(kernel, device=True):
         loads.append('%s &%s = _out_%s[i];' % (ctype, name, name))
     header, loop = (('__global__ ', 'int i = blockIdx.x * blockDim.x + threadIdx.x; i < _n; '
                      'i += blockDim.x * gridDim.x') if device else ('', 'int i = 0; i < _n; ++i'))
-    return '''extern "C" %svoid gluonedu_%s(%s) {
+    return '''namespace kernel_%s {
+%s
+extern "C" %svoid gluonedu_%s(%s) {
     for (%s) {
         %s
         %s
     }
 }
-''' % (header, kernel.name, ', '.join(args), loop, '\n        '.join(loads), body)
+}
+''' % (kernel.name, preamble, header, kernel.name, ', '.join(args), loop,
+       '\n        '.join(loads), body.replace('\n', '\n        '))
 
 
-def test_every_kernel_has_a_cuda_body():
-    assert KERNELS and all(k.cuda for k in KERNELS.values()), \
-        [name for name, k in KERNELS.items() if not k.cuda]
+def test_every_rule_is_translated():
+    untranslated = {}
+    for name, kernel in KERNELS.items():
+        try:
+            kernel_source(kernel)
+        except TranslationError as error:
+            untranslated[name] = str(error)
+    assert KERNELS and not untranslated, untranslated
 
 
 @pytest.mark.parametrize('arch', ARCHITECTURES)
@@ -90,14 +102,21 @@ def test_every_cuda_body_compiles(arch, tmp_path):
 
 
 N = 64
+#: The constants the rules test against 0 (clip bounds, LBSGD's accumulation): both sides
+#: of each test are run.
+SWITCHES = ('clip', 'clip_weights', 'accumulated')
 
 
-def _inputs(kernel, rng):
-    """Random float32 arrays (states positive, as the rules keep them), per-segment scalars
-    and constants of ``kernel``; every element in one segment."""
+def _inputs(kernel, rng, switched_on):
+    """Random float32 arrays (states positive, as the rules keep them; the gradient's first
+    entries NaN, +Inf, -Inf and 0), per-segment scalars and constants of ``kernel``
+    (``SWITCHES`` at -1 unless ``switched_on``); every element in one segment."""
     arrays = {name: (rng.uniform(-1, 1, N) if name in ('weight', 'grad')
                      else rng.uniform(0.1, 1, N)).astype(np.float32) for name in kernel.arrays}
-    scalars = {name: np.float32(rng.uniform(0.1, 0.9))
+    if 'grad' in arrays:
+        arrays['grad'][:4] = [np.nan, np.inf, -np.inf, 0]
+    scalars = {name: np.float32(rng.uniform(0.1, 0.9) if switched_on or name not in SWITCHES
+                                else -1)
                for name in kernel.per_parameter + kernel.constants}
     return arrays, scalars
 
@@ -105,17 +124,19 @@ def _inputs(kernel, rng):
 def _by_the_rule(kernel, arrays, scalars):
     """The written arrays after the Python rule ran on each element, in float32."""
     out = {name: np.empty(N, np.float32) for name in kernel.writes}
-    for i in range(N):
-        values = kernel.rule(**{name: arrays[name][i] for name in kernel.arrays}, **scalars)
-        values = values if isinstance(values, tuple) else (values,)
-        for name, value in zip(kernel.writes, values):
-            out[name][i] = value
+    with np.errstate(all='ignore'):     # the non-finite gradients
+        for i in range(N):
+            values = kernel.rule(**{name: arrays[name][i] for name in kernel.arrays},
+                                 **scalars)
+            values = values if isinstance(values, tuple) else (values,)
+            for name, value in zip(kernel.writes, values):
+                out[name][i] = value
     return out
 
 
 def _by_the_body(library, kernel, arrays, scalars):
     """The written arrays after the C body ran on the CPU (``library``: the compiled set)."""
-    in_params, out_params, _ = kernel_source(kernel)
+    in_params, out_params, _, _ = kernel_source(kernel)
     written = {name: arrays[name].copy() for name in kernel.writes}
     pointer = lambda a: a.ctypes.data_as(ctypes.c_void_p)   # noqa: E731
     args = [ctypes.c_int(N)]
@@ -133,23 +154,31 @@ def _by_the_body(library, kernel, arrays, scalars):
     return written
 
 
-def test_every_cuda_body_computes_its_rule_on_the_cpu(tmp_path):
+@pytest.fixture(scope='module')
+def cpu_kernels(tmp_path_factory):
+    """Every kernel compiled for the CPU, as one shared library."""
     compiler = shutil.which('g++') or shutil.which('c++')
     if compiler is None:
-        pytest.skip('no C++ compiler: the CUDA bodies are not run on the CPU')
-    source = tmp_path / 'kernels.cpp'
-    source.write_text('#include <cmath>\n' + '\n'.join(
+        pytest.skip('no C++ compiler: the CUDA kernels are not run on the CPU')
+    directory = tmp_path_factory.mktemp('cpu_kernels')
+    source = directory / 'kernels.cpp'
+    source.write_text('#include <cmath>\n#define __device__\n' + '\n'.join(
         elementwise_source(k, device=False) for _, k in sorted(KERNELS.items())))
     built = subprocess.run([compiler, '-O1', '-ffp-contract=off', '-fno-fast-math', '-shared',
-                            '-fPIC', '-o', str(tmp_path / 'kernels.so'), str(source)],
+                            '-fPIC', '-o', str(directory / 'kernels.so'), str(source)],
                            capture_output=True, text=True)
     assert built.returncode == 0, built.stderr[-5000:]
-    library = ctypes.CDLL(str(tmp_path / 'kernels.so'))
-    rng = np.random.default_rng(0)
-    for name, kernel in sorted(KERNELS.items()):
-        arrays, scalars = _inputs(kernel, rng)
+    return ctypes.CDLL(str(directory / 'kernels.so'))
+
+
+@pytest.mark.parametrize('name', sorted(KERNELS))
+def test_cuda_kernel_computes_its_rule_on_the_cpu(cpu_kernels, name):
+    kernel = KERNELS[name]
+    rng = np.random.default_rng(sorted(KERNELS).index(name))
+    for switched_on in (True, False):
+        arrays, scalars = _inputs(kernel, rng, switched_on)
         expected = _by_the_rule(kernel, arrays, scalars)
-        got = _by_the_body(library, kernel, arrays, scalars)
+        got = _by_the_body(cpu_kernels, kernel, arrays, scalars)
         for written in kernel.writes:
-            np.testing.assert_array_equal(got[written], expected[written],
-                                          err_msg='%s: %s' % (name, written))
+            np.testing.assert_array_equal(got[written], expected[written], err_msg='%s: %s%s' % (
+                name, written, '' if switched_on else ' (switches off)'))

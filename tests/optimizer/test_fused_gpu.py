@@ -20,12 +20,15 @@ def _gpu_missing():
     return None
 
 
-def test_every_kernel_has_a_cuda_body_that_names_its_arguments():
+def test_every_kernel_calls_its_translated_rule_with_its_arguments():
     for kernel in KERNELS.values():
-        in_params, out_params, body = kernel_source(kernel)
+        in_params, out_params, body, preamble = kernel_source(kernel)
         assert out_params == ', '.join('float32 %s' % n for n in kernel.writes)
-        for name in kernel.writes:   # every written array is assigned
-            assert '%s = ' % name in body, (kernel.name, name)
+        # the rule, one element: every argument, then every written array, by name
+        assert body.endswith('%s(%s);' % (kernel.name, ', '.join(kernel.parameters +
+                                                                  kernel.writes))), body
+        for name in kernel.writes:   # the translated rule assigns every written array
+            assert 'out_%s = ' % name in preamble, (kernel.name, name)
         for name in kernel.arrays + kernel.per_parameter + kernel.constants:
             assert name in in_params + out_params
 

@@ -15,7 +15,8 @@ named arguments and a ``fused_step``. This package runs them over all parameters
   bound by name;
 * backends that run a kernel: :mod:`.numba_backend` (compiled, parallel, cached;
   optional: ``pip install gluonedu[fast]``), :mod:`.numpy_backend` (the rule on whole
-  arrays; always available) and :mod:`.cupy_backend` (GPU);
+  arrays; always available) and :mod:`.cupy_backend` (GPU: the rule translated into
+  CUDA C by :mod:`.cuda_source`);
 * :mod:`.norms` — the norms a Recorder asks for, measured on the flat buffers.
 
 ``gluon.Trainer(..., fused=False)`` uses the reference Updater instead, so a class can

@@ -1,9 +1,10 @@
 """The GPU path: each kernel as a CuPy ElementwiseKernel over flat buffers.
 
-A :class:`~gluonedu.optimizer.fastpath.Kernel` carries its rule in C (``cuda=``, written
-in the optimizer's own file beside the Python rule, same operations in the same order,
-same argument names). The kernels are compiled with ``--fmad=false`` so that no
-multiply-add is contracted: every float32 operation is rounded as NumPy rounds it.
+Each :class:`~gluonedu.optimizer.fastpath.Kernel`'s rule is translated into CUDA C by
+:mod:`.cuda_source` (the same operations in the same order, the same names): the rule
+and its helpers become ``__device__`` functions in the kernel's preamble, and the body
+calls the rule on one element. The kernels are compiled with ``--fmad=false`` so that
+no multiply-add is contracted: every float32 operation is rounded as NumPy rounds it.
 Per-parameter scalars (lr, wd, ...) are read from small per-segment arrays through a
 per-element segment id (built once per group); constants are kernel arguments.
 
@@ -12,22 +13,23 @@ Everything here needs CuPy and a GPU; nothing is imported until a fused step run
 """
 import numpy as np
 
+from .cuda_source import cuda_source
+
 __all__ = ['CupyBackend', 'kernel_source']
 
 
 def kernel_source(kernel):
-    """(in_params, out_params, body) of ``kernel``'s ElementwiseKernel, by its names."""
-    if kernel.cuda is None:
-        raise NotImplementedError("kernel %s has no CUDA body (Kernel(..., cuda=...))"
-                                  % kernel.name)
+    """(in_params, out_params, body, preamble) of ``kernel``'s ElementwiseKernel, by its
+    names: the per-parameter scalars are loaded by segment, then the rule is called."""
+    preamble, call = cuda_source(kernel)
     reads = [n for n in kernel.arrays if n not in kernel.writes]
     in_params = ', '.join(['float32 %s' % x for x in reads] + ['int32 seg_id'] +
                           ['raw float32 %s_seg' % p for p in kernel.per_parameter] +
                           ['float32 %s' % c for c in kernel.constants])
     out_params = ', '.join('float32 %s' % w for w in kernel.writes)
-    loads = ''.join('\n        const float %s = %s_seg[seg_id];' % (p, p)
+    loads = ''.join('const float %s = %s_seg[seg_id];\n' % (p, p)
                     for p in kernel.per_parameter)
-    return in_params, out_params, loads + kernel.cuda
+    return in_params, out_params, loads + call, preamble
 
 
 class CupyBackend:
@@ -45,9 +47,9 @@ class CupyBackend:
 
     def _kernel(self, kernel):
         if kernel.name not in self._kernels:
-            in_params, out_params, body = kernel_source(kernel)
+            in_params, out_params, body, preamble = kernel_source(kernel)
             self._kernels[kernel.name] = self.cupy.ElementwiseKernel(
-                in_params, out_params, body, 'gluonedu_' + kernel.name,
+                in_params, out_params, body, 'gluonedu_' + kernel.name, preamble=preamble,
                 options=('--fmad=false',))
         return self._kernels[kernel.name]
 
