@@ -31,7 +31,7 @@ import numpy as np
 from ..base import MXNetError, DTYPE_FROM_MX, DTYPE_TO_MX, STYPE_FROM_MX
 from ..context import cpu
 from .ndarray import NDArray, from_numpy
-from .registry import MAX_SIZE
+from .param_types import MAX_SIZE
 
 __all__ = ['MAGIC', 'is_mxnet_file', 'read', 'write']
 

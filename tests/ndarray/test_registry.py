@@ -12,8 +12,8 @@ import gluonedu as mx
 from gluonedu import nd
 from gluonedu.base import MXNetError
 from gluonedu.ndarray import _internal, registry
-from gluonedu.ndarray.registry import (Axes, Axis, Bool, DType, Enum, Float, Int, Shape,
-                                       _BadValue)
+from gluonedu.ndarray.param_types import (Axes, Axis, Bool, DType, Enum, Float, Int, Shape,
+                                          BadValue)
 
 
 def x2d():
@@ -187,7 +187,7 @@ def test_parameter_parsing_follows_mxnet(param, good, bad):
     for value, expected in good:
         assert param.parse(value) == expected, value
     for value in bad:
-        with pytest.raises(_BadValue):
+        with pytest.raises(BadValue):
             param.parse(value)
 
 

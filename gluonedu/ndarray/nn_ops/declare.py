@@ -19,7 +19,7 @@ from collections import namedtuple
 
 from .. import registry
 from ..infer import merge
-from ..registry import REQUIRED
+from ..param_types import REQUIRED
 
 __all__ = ['Param', 'OpDef', 'REQUIRED']
 

@@ -3,7 +3,8 @@
 import numpy as np
 
 from ...base import MXNetError
-from ..registry import Axes, Bool, Int, Op, Param, _BadValue, add, _is_none
+from ..param_types import BadValue, is_none
+from ..registry import Axes, Bool, Int, Op, Param, add
 from .indexing import not_differentiable
 
 
@@ -40,14 +41,14 @@ class _Range(Param):
     type_name = 'tuple of <double> or None'
 
     def parse(self, value):
-        if _is_none(value):
+        if is_none(value):
             return None
         if isinstance(value, str):
             value = value.strip('()[] ').split(',')
         try:
             low, high = (float(v) for v in value)
         except (TypeError, ValueError):
-            raise _BadValue from None
+            raise BadValue from None
         return low, high
 
 
