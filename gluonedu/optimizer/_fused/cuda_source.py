@@ -94,6 +94,7 @@ class _Function:
         self.outputs = outputs          # the written arrays' names; None: returns a float
         source = textwrap.dedent(inspect.getsource(function))
         self.first_line = function.__code__.co_firstlineno
+        self.lines = source.splitlines()
         tree = ast.parse(source).body[0]
         if not isinstance(tree, ast.FunctionDef):
             raise TranslationError('%s is not a plain function' % function.__qualname__)
@@ -146,11 +147,17 @@ class _Function:
     def source(self):
         name = self.function.__name__
         params = ['float %s' % p for p in self.parameters]
-        if self.outputs is None:
-            head = '__device__ float %s(%s)' % (name, ', '.join(params))
-        else:
+        if self.outputs is not None:
             params += ['float &out_%s' % n for n in self.outputs]
-            head = '__device__ void %s(%s)' % (name, ', '.join(params))
+        opening = '__device__ %s %s(' % ('float' if self.outputs is None else 'void', name)
+        lines = [opening]
+        for index, param in enumerate(params):
+            text = param + (', ' if index < len(params) - 1 else ')')
+            if len(lines[-1]) + len(text.rstrip()) > 100:
+                lines[-1] = lines[-1].rstrip()
+                lines.append(' ' * len(opening))
+            lines[-1] += text
+        head = '\n'.join(lines)
         lines = ['float %s;' % n for n in self.hoisted]
         body = [s for s in self.tree.body if not _is_docstring(s)]
         for index, statement in enumerate(body):
@@ -218,9 +225,18 @@ class _Function:
 
     def _operand(self, node, precedence, right=False):
         text, own = self._expr(node)
-        if own < precedence or (right and own == precedence):
+        if own < precedence or (right and own == precedence) or self._parenthesized(node):
             return '(%s)' % text
         return text
+
+    def _parenthesized(self, node):
+        """Whether the rule writes ``node`` in parentheses: ``(lr * wd) * weight`` keeps
+        them, for the reader (they change nothing C would not group the same way)."""
+        if not isinstance(node, ast.BinOp) or not hasattr(node, 'lineno'):   # or from +=
+            return False
+        before = self.lines[node.lineno - 1][:node.col_offset].rstrip()
+        after = self.lines[node.end_lineno - 1][node.end_col_offset:].lstrip()
+        return before.endswith('(') and after.startswith(')')
 
     def _expr(self, node, number=True):
         if isinstance(node, ast.Name):
