@@ -22,6 +22,7 @@
 #   make test-hub-ray - the class's shared Ray cluster on a hub (root; a minute, so not
 #                 in make test): two students' jobs at once, what a student cannot stop
 #   make cuda-check - compile the optimizers' CUDA kernels and run them on the CPU (no GPU)
+#   make gpu-check - on a machine with a GPU: CuPy, the GPU tests and the GPU step benchmark
 #   make bench  - the step, conv and instrument-overhead benchmarks against MXNet 1.9.1
 #                 (and PyTorch), compared with benchmarks/baselines.json; make
 #                 bench-baseline records that baseline anew (docs/benchmarks.md)
@@ -106,7 +107,7 @@ install_lab_config = mkdir -p $(1)/share/jupyter/lab/settings $(1)/etc/jupyter &
   cp $(LAB_OVERRIDES) $(1)/share/jupyter/lab/settings/ && \
   cp $(LAB_SERVER_CONFIG) $(1)/etc/jupyter/
 
-.PHONY: all venv lab test execute docs parity api-coverage cuda-check clean ref-venv chromium
+.PHONY: all venv lab test execute docs parity api-coverage cuda-check gpu-check clean ref-venv chromium
 
 all: test
 
@@ -186,6 +187,14 @@ docs: $(STAMP)
 # Python rules, without a GPU (nvcc and a C++ compiler; `make test` runs it too).
 cuda-check: $(STAMP)
 	$(VENV_PYTHON) -m pytest -n 0 -q -rs tests/optimizer/test_cuda_kernels_compile.py
+
+# On a machine with an NVIDIA GPU (CUDA 12): CuPy into the developers' environment (the gpu
+# extra), the GPU tests (which skip, naming why, without CuPy or a GPU), then the GPU step
+# benchmark's table, ready to paste into a note.
+gpu-check: $(STAMP)
+	$(VENV_PYTHON) -m pip install -q -e '.[gpu]' --config-settings editable_mode=compat
+	$(VENV_PYTHON) -m pytest -n 0 -q -rs tests/gluon/test_trainer_gpu.py tests/optimizer/test_fused_gpu.py
+	$(VENV_PYTHON) benchmarks/step_gpu.py --rounds 3 --repeat 20
 
 parity: export GLUONEDU_MXNET_PYTHON = $(MXNET_PYTHON)
 parity: $(STAMP) $(REF_STAMP)
