@@ -51,7 +51,7 @@ from .. import optimizer as opt
 from ..instrument.events import BUS
 from ..ndarray.ndarray import has_fresh_grad, mark_grad_used
 from .parameter import Parameter, ParameterDict
-from . import trainer_fused, trainer_nonfinite, trainer_states
+from . import flat_layout, trainer_nonfinite, trainer_states
 
 __all__ = ['Trainer']
 
@@ -197,7 +197,7 @@ class Trainer:
         self._params_to_init = []
         self._num_steps = 0
         self._step_entries = {}   # (batch_size, rescale) -> the step events' one entry
-        self._layout = None   # the flat layout (trainer_fused.FlatLayout), once built
+        self._layout = None   # the flat layout (flat_layout.FlatLayout), once built
         self._nonfinite = trainer_nonfinite.NonFiniteCheck(nonfinite)
         self._reset_kvstore()
 
@@ -228,7 +228,7 @@ class Trainer:
         else:
             self._optimizer = opt.create(optimizer, param_dict=param_dict, **optimizer_params)
         # One Updater (and so one set of states) per context; they share the optimizer.
-        self._updaters = trainer_fused.make_updaters(self._optimizer, self._contexts,
+        self._updaters = flat_layout.make_updaters(self._optimizer, self._contexts,
                                                      self._fused)
 
     def _init_params(self):
@@ -338,7 +338,7 @@ class Trainer:
             return None
         layout = self._layout
         if layout is None or not layout.is_current():
-            layout = self._layout = trainer_fused.FlatLayout.build(self._params,
+            layout = self._layout = flat_layout.FlatLayout.build(self._params,
                                                                    self._contexts)
             for c, updater in enumerate(self._updaters):
                 updater.use_flat_groups(layout.groups_of(c) if layout else [])
