@@ -183,10 +183,11 @@ docs: $(STAMP)
 	$(VENV_PYTHON) -m sphinx -W --keep-going -q -b html docs $(DOCS_BUILD)
 	@echo "the API reference and the curriculum: $(DOCS_BUILD)/index.html"
 
-# The optimizers' CUDA bodies compiled for sm_80 and sm_90 and run on the CPU against their
-# Python rules, without a GPU (nvcc and a C++ compiler; `make test` runs it too).
+# The optimizers' CUDA kernels, translated from their Python rules, compiled by NVRTC (a
+# wheel of the test extra) for sm_80 and sm_90 and run on the CPU (the system's C++
+# compiler) against those rules, without a GPU or a CUDA toolkit; `make test` runs it too.
 cuda-check: $(STAMP)
-	$(VENV_PYTHON) -m pytest -n 0 -q -rs tests/optimizer/test_cuda_kernels_compile.py
+	$(VENV_PYTHON) -m pytest -n 0 -v -rs tests/optimizer/test_cuda_kernels_compile.py
 
 # On a machine with an NVIDIA GPU (CUDA 12): CuPy into the developers' environment (the gpu
 # extra), the GPU tests (which skip, naming why, without CuPy or a GPU), then the GPU step
