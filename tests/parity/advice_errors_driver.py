@@ -7,10 +7,9 @@
 gluonedu's messages say what to do (tests/gluon, tests/optimizer check them); the
 exception types and the moment they are raised must stay MXNet's. Both sides run
 :func:`run` (it imports neither package). As a script, on the oracle's interpreter:
-``advice_errors_driver.py RESULTS.npz`` writes MXNet's outcomes.
+``oracle_main.py advice_errors_driver.py`` writes MXNet's outcomes.
 """
 import json
-import sys
 
 import numpy as np
 
@@ -40,10 +39,10 @@ def run(mx, case):
     return [None, None]
 
 
-if __name__ == '__main__':
+if __name__ == '__main__':  # the oracle's side, run by oracle_main.py
     import mxnet
 
+    import oracle_io
+
     results = {case: np.array(json.dumps(run(mxnet, case))) for case in CASES}
-    results['__meta__'] = np.array(json.dumps({'mxnet_version': mxnet.__version__,
-                                               'errors': {}}))
-    np.savez(sys.argv[1], **results)
+    oracle_io.save_results(results)

@@ -3,12 +3,11 @@
 ``base.py_str`` (an operator hook's names arrive as UTF-8 bytes), ``util.is_np_array`` (off:
 the NDArray path) and the storage-type ids of ``ndarray.ndarray`` (what a sparse Parameter's
 symbol records as ``__storage_type__``). Both sides run :func:`run` (it imports neither
-package). As a script, on the oracle's interpreter: ``block_test_names_driver.py RESULTS.npz``
+package). As a script, on the oracle's interpreter: ``oracle_main.py block_test_names_driver.py``
 writes MXNet's outcomes.
 """
 import importlib
 import json
-import sys
 
 import numpy as np
 
@@ -55,10 +54,10 @@ def run(mx, case):
     raise ValueError('unknown case %r' % case)
 
 
-if __name__ == '__main__':
+if __name__ == '__main__':  # the oracle's side, run by oracle_main.py
     import mxnet
 
+    import oracle_io
+
     results = {case: np.array(json.dumps(run(mxnet, case))) for case in CASES}
-    results['__meta__'] = np.array(json.dumps({'mxnet_version': mxnet.__version__,
-                                               'errors': {}}))
-    np.savez(sys.argv[1], **results)
+    oracle_io.save_results(results)

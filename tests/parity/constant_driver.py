@@ -3,10 +3,9 @@
 A Constant has grad_req 'null': ``Trainer.step`` neither updates it nor calls its
 gradient stale, asking it for another grad_req warns and keeps 'null'. Both sides run
 :func:`run` (it imports neither package). As a script, on the oracle's interpreter:
-``constant_driver.py RESULTS.npz`` writes MXNet's outcomes.
+``oracle_main.py constant_driver.py`` writes MXNet's outcomes.
 """
 import json
-import sys
 import warnings
 
 import numpy as np
@@ -55,10 +54,10 @@ def run(mx, case):
             'grad_req': block.const.grad_req}
 
 
-if __name__ == '__main__':
+if __name__ == '__main__':  # the oracle's side, run by oracle_main.py
     import mxnet
 
+    import oracle_io
+
     results = {case: np.array(json.dumps(run(mxnet, case))) for case in CASES}
-    results['__meta__'] = np.array(json.dumps({'mxnet_version': mxnet.__version__,
-                                               'errors': {}}))
-    np.savez(sys.argv[1], **results)
+    oracle_io.save_results(results)

@@ -4,7 +4,7 @@ Both MXNet 1.9.1 and gluonedu run :func:`run` (it imports neither package) on th
 pixels: random images drawn from a seeded ``numpy.random.RandomState`` (the same values
 under any NumPy), and the image files of a folder that the test writes with Pillow
 (the oracle's interpreter has no Pillow). As a script, on the oracle's interpreter:
-``image_driver.py FOLDER RESULTS.npz`` writes MXNet's results.
+``oracle_main.py image_driver.py FOLDER`` writes MXNet's results.
 
 Each result is an array (compared exactly, dtype included) or, for a call that raised,
 the exception's type name.
@@ -196,10 +196,10 @@ def _errors(mx, folder, results):
         _outcome(results, 'error ' + name, call)
 
 
-if __name__ == '__main__':
+if __name__ == '__main__':  # the oracle's side, run by oracle_main.py
     import mxnet
 
+    import oracle_io
+
     outcomes = run(mxnet, sys.argv[1])
-    outcomes['__meta__'] = np.array(json.dumps({'mxnet_version': mxnet.__version__,
-                                                'errors': {}}))
-    np.savez(sys.argv[2], **outcomes)
+    oracle_io.save_results(outcomes)

@@ -5,7 +5,7 @@ the current directory, reads a few epochs and returns what it saw: every batch's
 and labels (values, dtype, storage type, CSR arrays), pad and index, the iterators'
 provide_data/provide_label, or the type of the exception raised. Both sides run
 :func:`run` (it imports neither package). As a script, on the oracle's interpreter:
-``io_iters_driver.py RESULTS.npz`` writes MXNet's outcomes.
+``oracle_main.py io_iters_driver.py`` writes MXNet's outcomes.
 """
 import json
 import os
@@ -293,13 +293,13 @@ def run(mx):
     return outcomes
 
 
-if __name__ == '__main__':
+if __name__ == '__main__':  # the oracle's side, run by oracle_main.py
     import mxnet
 
+    import oracle_io
+
     results = {name: np.array(json.dumps(value)) for name, value in run(mxnet).items()}
-    results['__meta__'] = np.array(json.dumps({'mxnet_version': mxnet.__version__,
-                                               'errors': {}}))
-    np.savez(sys.argv[1], **results)
+    oracle_io.save_results(results)
     sys.stdout.flush()
     # The results are written; leave without freeing MADE (see there).
     os._exit(0)

@@ -12,11 +12,8 @@ sorted names) and no names. So, in MXNet 1.9.1 as in gluonedu:
   the names land on the wrong tensors.
 
 Both sides run :func:`run` (it imports neither package). As a script, on the oracle's
-interpreter: ``lars_names_driver.py RESULTS.npz`` writes every case's results with MXNet.
+interpreter: ``oracle_main.py lars_names_driver.py`` writes every case's results with MXNet.
 """
-import json
-import sys
-
 import numpy as np
 
 CASES = (None, 'trainer', 'collect')
@@ -67,17 +64,10 @@ def case_id(names):
     return 'names=%s' % names
 
 
-if __name__ == '__main__':
+if __name__ == '__main__':  # the oracle's side, run by oracle_main.py
     import mxnet
 
-    results, errors = {}, {}
-    for names in CASES:
-        try:
-            for key, value in run(mxnet, names).items():
-                results[case_id(names) + '|' + key] = value
-        except Exception as exc:  # reported per case by the test side
-            errors[case_id(names)] = {'type': type(exc).__name__, 'message': str(exc),
-                                      'traceback': ''}
-    results['__meta__'] = np.array(json.dumps({'mxnet_version': mxnet.__version__,
-                                               'errors': errors}))
-    np.savez(sys.argv[1], **results)
+    import oracle_io
+
+    oracle_io.save_results(*oracle_io.run_each(
+        [(case_id(names), lambda names=names: run(mxnet, names)) for names in CASES]))

@@ -1,10 +1,11 @@
 """Runs the parity cases of the gluon losses, the initializers and autograd.Function against
 an MXNet-like module ``mx`` (MXNet 1.9.1 or gluonedu).
 
-Both sides run this code: ``oracle_cases.py`` with the real ``mxnet``, the tests with
-``gluonedu``. A case returns ``{name: array}``: the outputs, the gradients of the inputs
-after ``backward()`` (a seeded, non-constant head gradient), or — where a call must fail —
-the exception it raised (:func:`_raised`). Inputs are seeded NumPy arrays.
+Both sides run this code: the oracle (this module's ``__main__``) with the real
+``mxnet``, the tests with ``gluonedu``. A case returns ``{name: array}``: the outputs, the
+gradients of the inputs after ``backward()`` (a seeded, non-constant head gradient), or —
+where a call must fail — the exception it raised (:func:`_raised`). Inputs are seeded
+NumPy arrays.
 """
 import os
 import tempfile
@@ -258,3 +259,11 @@ CASES = {
 def run_case(mx, name):
     """The arrays of case ``name`` on ``mx``."""
     return CASES[name](mx)
+
+
+if __name__ == '__main__':  # the oracle's side, run by oracle_main.py
+    import mxnet
+
+    import oracle_io
+    oracle_io.save_results(*oracle_io.run_each(
+        [(name, lambda name=name: run_case(mxnet, name)) for name in sorted(CASES)]))

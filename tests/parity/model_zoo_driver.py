@@ -1,14 +1,12 @@
 """Pretrained weights MXNet 1.9.1 saved, loaded by gluonedu's model zoo.
 
-As a script, on the oracle's interpreter (``model_zoo_driver.py RESULTS.npz``): MXNet
+As a script, on the oracle's interpreter (``oracle_main.py model_zoo_driver.py``): MXNet
 builds :data:`MODEL` with seeded He (MSRAPrelu) weights, saves them where its model store keeps
-them (``<results dir>/models/<name>-<hash>.params``, MXNet's binary format) and writes
+them (``<working directory>/models/<name>-<hash>.params``, MXNet's binary format) and writes
 every parameter and the network's output on :func:`probe` to the results. The test loads
 the file with ``get_model(MODEL, pretrained=True, root=...)`` and compares.
 """
-import json
 import os
-import sys
 
 import numpy as np
 
@@ -26,19 +24,19 @@ def outputs(mx, net):
     return net(mx.nd.array(probe())).asnumpy()
 
 
-if __name__ == '__main__':
+if __name__ == '__main__':  # the oracle's side, run by oracle_main.py
     import mxnet
     from mxnet.gluon.model_zoo import vision
+
+    import oracle_io
 
     mxnet.random.seed(0)
     net = vision.get_model(MODEL, classes=10)
     net.initialize(mxnet.init.MSRAPrelu())
     results = {'out': outputs(mxnet, net)}
-    models = os.path.join(os.path.dirname(os.path.abspath(sys.argv[1])), 'models')
+    models = os.path.abspath('models')   # in the working directory, beside the results
     os.makedirs(models, exist_ok=True)
     net.save_parameters(os.path.join(models, FILE))
     for name, param in net._collect_params_with_prefix().items():
         results['param/' + name] = param.data().asnumpy()
-    results['__meta__'] = np.array(json.dumps({'mxnet_version': mxnet.__version__,
-                                               'errors': {}}))
-    np.savez(sys.argv[1], **results)
+    oracle_io.save_results(results)

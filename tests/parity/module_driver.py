@@ -5,11 +5,10 @@ Each case trains a symbol through a Module from fixed data and fixed initial par
 reports what it gives: the optimizer's lr_mult/wd_mult tables, the parameters after
 training, ``score`` and ``predict``, and the exception types of misuse. Both sides run
 :func:`run` (it imports neither package). As a script, on the oracle's interpreter:
-``module_driver.py RESULTS.npz`` writes MXNet's outcomes.
+``oracle_main.py module_driver.py`` writes MXNet's outcomes.
 """
 import json
 import os
-import sys
 import tempfile
 import warnings
 
@@ -223,10 +222,10 @@ def run(mx, case):
     return json.loads(json.dumps(outcome))
 
 
-if __name__ == '__main__':
+if __name__ == '__main__':  # the oracle's side, run by oracle_main.py
     import mxnet
 
+    import oracle_io
+
     results = {case: np.array(json.dumps(run(mxnet, case))) for case in CASES}
-    results['__meta__'] = np.array(json.dumps({'mxnet_version': mxnet.__version__,
-                                               'errors': {}}))
-    np.savez(sys.argv[1], **results)
+    oracle_io.save_results(results)

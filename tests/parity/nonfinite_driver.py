@@ -4,10 +4,9 @@
 Both sides run :func:`run` (it imports neither package). Each case returns
 ``{name: array}``: the arrays after the call, its return value, and the categories of
 the warnings it gave (``'warnings'``, a JSON list). As a script, on the oracle's
-interpreter: ``nonfinite_driver.py RESULTS.npz`` writes MXNet's outcomes.
+interpreter: ``oracle_main.py nonfinite_driver.py`` writes MXNet's outcomes.
 """
 import json
-import sys
 import warnings
 
 import numpy as np
@@ -67,13 +66,13 @@ def run(mx, case):
     return out
 
 
-if __name__ == '__main__':
+if __name__ == '__main__':  # the oracle's side, run by oracle_main.py
     import mxnet
+
+    import oracle_io
 
     results = {}
     for case in CASES:
         for name, value in run(mxnet, case).items():
             results['%s/%s' % (case, name)] = value
-    results['__meta__'] = np.array(json.dumps({'mxnet_version': mxnet.__version__,
-                                               'errors': {}}))
-    np.savez(sys.argv[1], **results)
+    oracle_io.save_results(results)

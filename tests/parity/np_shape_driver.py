@@ -4,11 +4,10 @@ MXNet's own test_np_shape_parameters (a Block with a Dense(16) initialized and r
 ``mx.np_shape(True)``), then the switch itself: Parameter shapes and shape_is_known
 inside and outside the scope, as context manager and decorator, nested, per thread, and
 the errors on bad input. Both sides run :func:`run` (it imports neither package). As a
-script, on the oracle's interpreter: ``np_shape_driver.py RESULTS.npz`` writes MXNet's
+script, on the oracle's interpreter: ``oracle_main.py np_shape_driver.py`` writes MXNet's
 outcomes.
 """
 import json
-import sys
 import threading
 
 import numpy as np
@@ -174,10 +173,10 @@ def run(mx, case):
         mx.set_np_shape(False)
 
 
-if __name__ == '__main__':
+if __name__ == '__main__':  # the oracle's side, run by oracle_main.py
     import mxnet
 
+    import oracle_io
+
     results = {case: np.array(json.dumps(run(mxnet, case))) for case in CASES}
-    results['__meta__'] = np.array(json.dumps({'mxnet_version': mxnet.__version__,
-                                               'errors': {}}))
-    np.savez(sys.argv[1], **results)
+    oracle_io.save_results(results)

@@ -8,10 +8,9 @@ a raw NDArrayHandle (an int), gluonedu an NDArray (docs/divergences.md); :func:`
 reads either.
 
 Both sides run :func:`run` (it imports neither package). As a script, on the oracle's
-interpreter: ``op_hook_driver.py RESULTS.npz`` writes MXNet's outcomes.
+interpreter: ``oracle_main.py op_hook_driver.py`` writes MXNet's outcomes.
 """
 import json
-import sys
 import warnings
 
 import numpy as np
@@ -317,10 +316,10 @@ def run(mx, case):
         return _RUNS[case](mx)
 
 
-if __name__ == '__main__':
+if __name__ == '__main__':  # the oracle's side, run by oracle_main.py
     import mxnet
 
+    import oracle_io
+
     results = {case: np.array(json.dumps(run(mxnet, case))) for case in CASES}
-    results['__meta__'] = np.array(json.dumps({'mxnet_version': mxnet.__version__,
-                                               'errors': {}}))
-    np.savez(sys.argv[1], **results)
+    oracle_io.save_results(results)

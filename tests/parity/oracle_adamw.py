@@ -1,6 +1,6 @@
 """The MXNet 1.9.1 side of the AdamW parity suite (run by the reference interpreter).
 
-    oracle_adamw.py CASES.json INPUTS.npz RESULTS.npz
+    oracle_main.py oracle_adamw.py
 
 MXNet 1.9.1 has no AdamW optimizer, only the operators ``mx.nd.contrib.adamw_update``
 and ``mp_adamw_update``. For each case this runs them step by step as gluonedu's AdamW
@@ -11,17 +11,17 @@ documents it maps onto them: at update ``t`` of a parameter,
 
 with ``c_t = sqrt(1 - beta2**t) / (1 - beta1**t)`` (1 without ``correct_bias``) and
 ``lr_t`` the learning rate (MXNet's own scheduler's value at ``t`` when the case has
-one). It writes ``"<case id>|w|<k>"``, ``|mean|``, ``|var|`` (and ``|w32|`` for float16
-cases), stacked over the steps, plus ``__meta__`` (the MXNet version, errors per case).
+one). Its results (:mod:`oracle_io`) are ``"<case id>|w|<k>"``, ``|mean|``, ``|var|``
+(and ``|w32|`` for float16 cases), stacked over the steps.
 """
-import json
+import functools
 import math
-import sys
-import traceback
 
 import numpy as np
 
 import mxnet as mx
+
+import oracle_io
 
 
 def run_case(case, inputs):
@@ -57,29 +57,12 @@ def run_case(case, inputs):
                 mx.nd.contrib.adamw_update(p['w'], grad, p['mean'], p['var'], out=p['w'],
                                            **args)
             for name in ('w', 'mean', 'var') + (('w32',) if dtype == 'float16' else ()):
-                out.setdefault('%s|%s|%d' % (case['id'], name, k), []).append(
+                out.setdefault('%s|%d' % (name, k), []).append(
                     p[name].asnumpy())
     return {key: np.stack(values) for key, values in out.items()}
 
 
-def main(cases_path, inputs_path, results_path):
-    with open(cases_path) as f:
-        cases = json.load(f)
-    with np.load(inputs_path) as data:
-        inputs = {key: data[key] for key in data.files}
-    results, errors = {}, {}
-    for case in cases:
-        try:
-            results.update(run_case(case, inputs))
-        except Exception as exc:  # recorded per case; the test side reports it
-            errors[case['id']] = {'type': type(exc).__name__, 'message': str(exc)[-2000:],
-                                  'traceback': traceback.format_exc(limit=4)}
-    results['__meta__'] = np.array(json.dumps({'mxnet_version': mx.__version__,
-                                               'errors': errors}))
-    np.savez(results_path, **results)
-
-
 if __name__ == '__main__':
-    if len(sys.argv) != 4:
-        sys.exit('usage: oracle_adamw.py CASES.json INPUTS.npz RESULTS.npz')
-    main(*sys.argv[1:])
+    cases, inputs = oracle_io.load_cases(), oracle_io.load_inputs()
+    oracle_io.save_results(*oracle_io.run_each(
+        [(case['id'], functools.partial(run_case, case, inputs)) for case in cases]))

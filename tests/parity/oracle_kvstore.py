@@ -1,44 +1,22 @@
-"""The MXNet 1.9.1 side of the KVStore parity suite (run by the reference interpreter).
+"""The MXNet 1.9.1 side of the KVStore parity suite (run by the reference interpreter:
+``oracle_main.py oracle_kvstore.py``).
 
-    oracle_kvstore.py CASES.json RESULTS.npz
-
-Runs :func:`kvstore_parity_driver.run_kvstore_case` on every case with the real
-``mxnet`` and writes ``"<case id>|<name>"`` arrays plus ``__meta__`` (JSON: the MXNet
-version and the error of every case that raised; a failing case never stops the others).
+Runs :func:`kvstore_parity_driver.run_kvstore_case` on every case with the real ``mxnet``;
+its results (:mod:`oracle_io`) are ``"<case id>|<name>"`` arrays (a failing case never
+stops the others).
 """
-import json
-import os
-import sys
-import traceback
+import mxnet as mx
 
-import numpy as np
-
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import kvstore_parity_driver  # noqa: E402  (this directory, not an installed package)
-
-import mxnet as mx  # noqa: E402
+import kvstore_parity_driver
+import oracle_io
 
 
-def main(cases_path, results_path):
-    with open(cases_path) as f:
-        cases = json.load(f)
-    results, errors = {}, {}
-    for case in cases:
-        try:
-            out = kvstore_parity_driver.run_kvstore_case(mx, case)
-            mx.nd.waitall()  # MXNet reports asynchronous errors here
-        except Exception as exc:  # recorded per case; the test side reports it
-            errors[case['id']] = {'type': type(exc).__name__, 'message': str(exc)[-2000:],
-                                  'traceback': traceback.format_exc(limit=4)}
-            continue
-        for name, array in out.items():
-            results['%s|%s' % (case['id'], name)] = array
-    meta = {'mxnet_version': mx.__version__, 'errors': errors}
-    results['__meta__'] = np.array(json.dumps(meta))
-    np.savez(results_path, **results)
+def run_case(case):
+    out = kvstore_parity_driver.run_kvstore_case(mx, case)
+    mx.nd.waitall()  # MXNet reports asynchronous errors here
+    return out
 
 
 if __name__ == '__main__':
-    if len(sys.argv) != 3:
-        sys.exit('usage: oracle_kvstore.py CASES.json RESULTS.npz')
-    main(*sys.argv[1:])
+    oracle_io.save_results(*oracle_io.run_each(
+        [(case['id'], lambda case=case: run_case(case)) for case in oracle_io.load_cases()]))

@@ -1,23 +1,23 @@
 """MXNet 1.9.1's ``nd.load_frombuffer`` on buffers of its own ``nd.save`` files and on bad
-ones. Run by the reference interpreter (never importing gluonedu)::
+ones. Run by the reference interpreter (never importing gluonedu): ``oracle_main.py
+oracle_load_frombuffer.py``.
 
-    oracle_load_frombuffer.py WORKDIR RESULTS.json
-
-Writes WORKDIR/<buffer>.bin (the bytes each case passes) and RESULTS.json: for each case
-``{"ok": {name or index: [dtype, shape, values]}}`` or ``{"error": class name}``.
+Writes ``<buffer>.bin`` (the bytes each case passes) to the working directory, and its
+result ``outcomes`` (JSON text): for each case ``{"ok": {name or index: [dtype, shape,
+values]}}`` or ``{"error": class name}``.
 """
 import json
-import os
-import sys
 
 import numpy as np
 
 import mxnet as mx
 
+import oracle_io
 
-def buffers(workdir):
+
+def buffers():
     """{case: bytes (or a non-bytes value)} from files MXNet writes."""
-    path = os.path.join(workdir, 'saved.params')
+    path = 'saved.params'
     mx.nd.save(path, {'weight': mx.nd.array(np.arange(6).reshape(2, 3)),
                       'ids': mx.nd.array([3, 1], dtype='int32'),
                       'scale': mx.nd.array([0.5], dtype='float64')})
@@ -35,21 +35,16 @@ def describe(loaded):
     return {str(k): [v.dtype.__name__, list(v.shape), v.asnumpy().tolist()] for k, v in items}
 
 
-def main(workdir, results_path):
-    results = {'__meta__': {'mxnet_version': mx.__version__}}
-    cases = buffers(workdir)
+if __name__ == '__main__':
+    cases = buffers()
     for name, buf in cases.items():
-        with open(os.path.join(workdir, name + '.bin'), 'wb') as f:
+        with open(name + '.bin', 'wb') as f:
             f.write(buf)
     cases.update({'text': 'not a file', 'number': 3, 'bytearray': bytearray(cases['list'])})
+    outcomes = {}
     for name, buf in cases.items():
         try:
-            results[name] = {'ok': describe(mx.nd.load_frombuffer(buf))}
+            outcomes[name] = {'ok': describe(mx.nd.load_frombuffer(buf))}
         except Exception as exc:  # the outcome to compare
-            results[name] = {'error': type(exc).__name__}
-    with open(results_path, 'w') as f:
-        json.dump(results, f)
-
-
-if __name__ == '__main__':
-    main(*sys.argv[1:])
+            outcomes[name] = {'error': type(exc).__name__}
+    oracle_io.save_results({'outcomes': np.array(json.dumps(outcomes))})

@@ -1,25 +1,17 @@
-"""The MXNet 1.9.1 side of the layer parity suite (run by the reference interpreter).
+"""The MXNet 1.9.1 side of the layer parity suite (run by the reference interpreter:
+``oracle_main.py oracle_nn_mxnet.py``).
 
-    oracle_nn_mxnet.py CASES.json RESULTS.npz
-
-Runs every :mod:`nn_driver` case in ``CASES.json`` with the real ``mxnet`` and saves the
-results with :func:`oracle_runner.run_and_save`.
+Runs every :mod:`nn_driver` case it is given with the real ``mxnet`` and saves the
+results with :mod:`oracle_io`.
 """
 import functools
-import json
-import os
-import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import nn_driver  # noqa: E402  (this directory, not an installed package)
-from oracle_runner import run_and_save  # noqa: E402
+import mxnet as mx
 
-import mxnet as mx  # noqa: E402
+import nn_driver
+import oracle_io
 
 if __name__ == '__main__':
-    if len(sys.argv) != 3:
-        sys.exit('usage: oracle_nn_mxnet.py CASES.json RESULTS.npz')
-    with open(sys.argv[1]) as f:
-        cases = json.load(f)
-    run_and_save([(case['id'], functools.partial(nn_driver.run_case, mx, case))
-                  for case in cases], sys.argv[2], mx.__version__)
+    oracle_io.save_results(*oracle_io.run_each(
+        [(case['id'], functools.partial(nn_driver.run_case, mx, case))
+         for case in oracle_io.load_cases()]))

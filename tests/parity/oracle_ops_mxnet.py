@@ -2,7 +2,7 @@
 
 Run by the reference interpreter (never importing gluonedu)::
 
-    oracle_ops_mxnet.py CASES.json INPUTS.npz RESULTS.npz [--shared]
+    oracle_main.py oracle_ops_mxnet.py [--shared]
 
 Each case runs in a forked child (MXNet is imported once, before forking), so that the
 calls on which MXNet 1.9.1 crashes (``transpose`` with a repeated axis segfaults) are
@@ -15,26 +15,22 @@ but a call that corrupts MXNet's memory without crashing (``scatter_nd`` with an
 of range) may make a later one crash, which is then recorded as a crash too. The child
 sends each outcome to the parent through a pipe as soon as it has it (no file per case).
 
-The results file (:func:`parity_driver.save_arrays`) holds each successful case's arrays under
-``"<id>|<name>"`` and ``__meta__``: the MXNet version and every case's outcome
-(``{"status": "ok"}``, ``{"status": "error", "type": ..., "message": ...}`` or a crash).
+The results (:mod:`oracle_io`) hold each successful case's arrays under ``"<id>|<name>"``
+and, in their meta, every case's outcome (``{"status": "ok"}``, ``{"status": "error",
+"type": ..., "message": ...}`` or a crash).
 A case runs with ``mx.random.seed(case['seed'])`` first (seed 0 if it names none) unless
 its ``seed`` is ``null``: seeding costs more than most calls, and only samplers need it.
 """
-import json
 import os
 import pickle
 import signal
 import struct
 import sys
 
-import numpy as np
+import mxnet as mx
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import ops_driver  # noqa: E402  (this directory, not an installed package)
-import parity_driver  # noqa: E402
-
-import mxnet as mx  # noqa: E402
+import oracle_io
+import ops_driver
 
 
 #: CPU seconds one call may use before it counts as a crash: MXNet 1.9.1's gamma and
@@ -93,10 +89,8 @@ def _run_from(cases, start, stop, inputs, record):
     return done, os.WTERMSIG(status) if os.WIFSIGNALED(status) else None
 
 
-def main(cases_path, inputs_path, results_path, shared=False):
-    with open(cases_path) as f:
-        cases = json.load(f)
-    inputs = parity_driver.load_arrays(inputs_path)
+def main(shared=False):
+    cases, inputs = oracle_io.load_cases(), oracle_io.load_inputs()
     results, outcomes = {}, {}
 
     def record(i, meta, arrays):
@@ -113,12 +107,10 @@ def main(cases_path, inputs_path, results_path, shared=False):
             continue
         outcomes[cases[crashed]['id']] = {'status': 'crash', 'signal': signal_number}
         start = crashed + 1
-    meta = {'mxnet_version': mx.__version__, 'outcomes': outcomes}
-    results['__meta__'] = np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8)
-    parity_driver.save_arrays(results_path, results)
+    oracle_io.save_results(results, outcomes=outcomes)
 
 
 if __name__ == '__main__':
-    if len(sys.argv) not in (4, 5) or sys.argv[4:] not in ([], ['--shared']):
-        sys.exit('usage: oracle_ops_mxnet.py CASES.json INPUTS.npz RESULTS.npz [--shared]')
-    main(*sys.argv[1:4], shared=len(sys.argv) == 5)
+    if sys.argv[1:] not in ([], ['--shared']):
+        sys.exit('usage: oracle_main.py oracle_ops_mxnet.py [--shared]')
+    main(shared=len(sys.argv) == 2)

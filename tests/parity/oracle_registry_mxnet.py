@@ -1,20 +1,21 @@
 """MXNet 1.9.1's own declaration of operators, as its registry prints them.
 
-Run by the reference interpreter (never importing gluonedu)::
-
-    oracle_registry_mxnet.py NAMES.json RESULTS.json
-
-For each name (an operator name or alias) RESULTS.json holds ``{"name": the operator's
-real name, "args": [[arg name, type text], ...], "key_var_num_args": ...}`` — the text
-MXNet's generated ``mx.nd`` docs are built from ("int, required", "Shape or None, optional,
-default=None", "NDArray-or-Symbol[]", ...) — or ``null`` when MXNet has no such operator.
+Run by the reference interpreter (never importing gluonedu): ``oracle_main.py
+oracle_registry_mxnet.py``; its cases are names (operator names and aliases). Its result
+``registry`` (JSON text) maps each name to ``{"name": the operator's real name, "args":
+[[arg name, type text], ...], "key_var_num_args": ...}`` — the text MXNet's generated
+``mx.nd`` docs are built from ("int, required", "Shape or None, optional, default=None",
+"NDArray-or-Symbol[]", ...) — or ``null`` when MXNet has no such operator.
 """
 import ctypes
 import json
-import sys
+
+import numpy as np
 
 import mxnet as mx  # noqa: F401  (loads the library and its operators)
 from mxnet.base import _LIB, OpHandle, c_str, mx_uint, py_str
+
+import oracle_io
 
 
 def describe(name):
@@ -34,16 +35,6 @@ def describe(name):
             'key_var_num_args': py_str(key_var_num_args.value or b'')}
 
 
-def main(names_path, results_path):
-    with open(names_path) as f:
-        names = json.load(f)
-    results = {name: describe(name) for name in names}
-    results['__meta__'] = {'mxnet_version': mx.__version__}
-    with open(results_path, 'w') as f:
-        json.dump(results, f)
-
-
 if __name__ == '__main__':
-    if len(sys.argv) != 3:
-        sys.exit('usage: oracle_registry_mxnet.py NAMES.json RESULTS.json')
-    main(*sys.argv[1:])
+    registry = {name: describe(name) for name in oracle_io.load_cases()}
+    oracle_io.save_results({'registry': np.array(json.dumps(registry))})

@@ -1,31 +1,22 @@
 """The MXNet 1.9.1 side of the symbol parity suite: every case once, in order.
 
-Run by the reference interpreter (never importing gluonedu)::
-
-    oracle_symbol_mxnet.py CASES.json INPUTS.npz WORKDIR RESULTS.npz
-
-Cases read and write files in WORKDIR (gluonedu's exports are there before this runs).
-The results file (:func:`parity_driver.save_arrays`) holds each successful case's arrays
-under ``"<id>|<name>"`` and ``__meta__``: the MXNet version and every case's outcome.
+Run by the reference interpreter (never importing gluonedu): ``oracle_main.py
+oracle_symbol_mxnet.py``. Cases read and write files in the working directory (gluonedu's
+exports are there before this runs). The results (:mod:`oracle_io`) hold each successful
+case's arrays under ``"<id>|<name>"`` and, in their meta, every case's outcome.
 """
-import json
 import os
-import sys
 import warnings
 
-import numpy as np
+import mxnet as mx
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import parity_driver  # noqa: E402  (this directory, not an installed package)
-import symbol_driver  # noqa: E402
-
-import mxnet as mx  # noqa: E402
+import oracle_io
+import symbol_driver
 
 
-def main(cases_path, inputs_path, workdir, results_path):
-    with open(cases_path) as f:
-        cases = json.load(f)
-    inputs = parity_driver.load_arrays(inputs_path)
+def main():
+    cases, inputs = oracle_io.load_cases(), oracle_io.load_inputs()
+    workdir = os.getcwd()
     results, outcomes = {}, {}
     for case in cases:
         with warnings.catch_warnings():
@@ -38,12 +29,8 @@ def main(cases_path, inputs_path, workdir, results_path):
         else:
             outcomes[case['id']] = {'status': 'error', 'type': outcome[1],
                                     'message': outcome[2]}
-    meta = {'mxnet_version': mx.__version__, 'outcomes': outcomes}
-    results['__meta__'] = np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8)
-    parity_driver.save_arrays(results_path, results)
+    oracle_io.save_results(results, outcomes=outcomes)
 
 
 if __name__ == '__main__':
-    if len(sys.argv) != 5:
-        sys.exit('usage: oracle_symbol_mxnet.py CASES.json INPUTS.npz WORKDIR RESULTS.npz')
-    main(*sys.argv[1:])
+    main()

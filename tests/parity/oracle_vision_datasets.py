@@ -1,6 +1,7 @@
-"""The MXNet 1.9.1 side of the vision datasets parity suite (run by the reference interpreter).
+"""The MXNet 1.9.1 side of the vision datasets parity suite (run by the reference
+interpreter)::
 
-    oracle_vision_datasets.py DATA_ROOT RESULTS.npz
+    oracle_main.py oracle_vision_datasets.py DATA_ROOT
 
 Reads every dataset of :mod:`datasets_parity_driver` from the test-written files in
 DATA_ROOT with the real ``mxnet``. MXNet fetches its files with ``download``, which
@@ -11,12 +12,11 @@ import functools
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import datasets_parity_driver as driver  # noqa: E402  (this directory, not a package)
-from oracle_runner import run_and_save  # noqa: E402
+import mxnet as mx
+from mxnet.gluon.data.vision import datasets as mx_datasets
 
-import mxnet as mx  # noqa: E402
-from mxnet.gluon.data.vision import datasets as mx_datasets  # noqa: E402
+import datasets_parity_driver as driver
+import oracle_io
 
 
 def _local_file(url, path=None, overwrite=False, sha1_hash=None, retries=5, verify_ssl=True):
@@ -24,11 +24,13 @@ def _local_file(url, path=None, overwrite=False, sha1_hash=None, retries=5, veri
 
 
 if __name__ == '__main__':
-    if len(sys.argv) != 3:
-        sys.exit('usage: oracle_vision_datasets.py DATA_ROOT RESULTS.npz')
+    if len(sys.argv) != 2:
+        sys.exit('usage: oracle_main.py oracle_vision_datasets.py DATA_ROOT')
     mx_datasets.download = _local_file
     mx_datasets.check_sha1 = lambda filename, sha1_hash: True
-    run_and_save([(case_id, functools.partial(driver.read_dataset, mx, case_id, sys.argv[1]))
-                  for case_id in sorted(driver.DATASETS)] +
-                 [(case_id, functools.partial(driver.read_damaged, mx, case_id, sys.argv[1]))
-                  for case_id in sorted(driver.DAMAGED)], sys.argv[2], mx.__version__)
+    root = sys.argv[1]
+    oracle_io.save_results(*oracle_io.run_each(
+        [(case_id, functools.partial(driver.read_dataset, mx, case_id, root))
+         for case_id in sorted(driver.DATASETS)] +
+        [(case_id, functools.partial(driver.read_damaged, mx, case_id, root))
+         for case_id in sorted(driver.DAMAGED)]))

@@ -35,40 +35,9 @@ Result (:func:`run_optimizer_case`): ``{"w/<k>": (steps,) + shape weights after 
 step, "s/<k>/<j>": (steps,) + shape state array j (states flattened depth-first, None
 skipped)}`` plus ``"nstates/<k>"``, the number of state arrays.
 """
-import json
-
 import numpy as np
 
 OPTIMIZER_MODES = ('single', 'multi', 'direct')
-
-
-def save_arrays(path, arrays):
-    """Save ``{name: array}`` to ``path`` as ONE byte buffer plus a JSON index.
-
-    Thousands of small arrays as separate npz members cost ~1 ms each to read back
-    (a zip member and a header parse each); one buffer reads in microseconds.
-    """
-    index, chunks, offset = {}, [], 0
-    for name, array in arrays.items():
-        array = np.asarray(array)  # (np.ascontiguousarray makes 0-d arrays 1-d in NumPy 1.x)
-        index[name] = [offset, list(array.shape), array.dtype.str]
-        chunks.append(array.tobytes(order='C'))
-        offset += array.nbytes
-    blob = np.frombuffer(b''.join(chunks), dtype=np.uint8)
-    np.savez(path, blob=blob, index=np.array(json.dumps(index)))
-
-
-def load_arrays(path):
-    """The ``{name: array}`` that :func:`save_arrays` wrote."""
-    with np.load(path) as data:
-        blob, index = data['blob'].tobytes(), json.loads(str(data['index']))
-    out = {}
-    for name, (offset, shape, dtype) in index.items():
-        dtype = np.dtype(dtype)
-        count = int(np.prod(shape)) if shape else 1
-        out[name] = np.frombuffer(blob, dtype=dtype, count=count,
-                                  offset=offset).reshape(shape).copy()
-    return out
 
 
 def input_key(case_id, *parts):

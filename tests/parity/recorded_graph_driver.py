@@ -9,11 +9,10 @@ process-wide counters; each case reads the counters first (:class:`_Counters`) a
 names relative to them, so that cases compare whatever ran before them in the process.
 
 Both sides run :func:`run` (it imports neither package). As a script, on the oracle's
-interpreter: ``recorded_graph_driver.py RESULTS.npz`` writes MXNet's outcomes.
+interpreter: ``oracle_main.py recorded_graph_driver.py`` writes MXNet's outcomes.
 """
 import json
 import re
-import sys
 
 import numpy as np
 
@@ -309,10 +308,10 @@ def run(mx, case):
         return _RUNS[case](mx, _Counters(mx))
 
 
-if __name__ == '__main__':
+if __name__ == '__main__':  # the oracle's side, run by oracle_main.py
     import mxnet
 
+    import oracle_io
+
     results = {case: np.array(json.dumps(run(mxnet, case))) for case in CASES}
-    results['__meta__'] = np.array(json.dumps({'mxnet_version': mxnet.__version__,
-                                               'errors': {}}))
-    np.savez(sys.argv[1], **results)
+    oracle_io.save_results(results)

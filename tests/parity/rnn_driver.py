@@ -8,10 +8,9 @@ the gradients of the input, the initial states and every Parameter, keyed by Par
 name, so names and shapes are compared too. Error cases return the exception's type name.
 
 Both sides run :func:`run` (it imports neither package). As a script, on the oracle's
-interpreter: ``rnn_driver.py RESULTS.npz`` writes MXNet's results.
+interpreter: ``oracle_main.py rnn_driver.py`` writes MXNet's results.
 """
 import json
-import sys
 
 import numpy as np
 
@@ -192,19 +191,15 @@ def run(mx, case):
         return (_layer_case if kind == 'layer' else _cell_case)(mx, rng, options)
 
 
-if __name__ == '__main__':
+if __name__ == '__main__':  # the oracle's side, run by oracle_main.py
     import mxnet
 
-    results, errors = {}, {}
-    for case in list(CASES) + list(ERROR_CASES):
-        try:
-            arrays = run(mxnet, case)
-        except Exception as exc:  # reported by the test as MXNet's failure on the case
-            errors[case] = {'type': type(exc).__name__, 'message': str(exc), 'traceback': ''}
-            continue
-        results.update({'%s|%s' % (case, name): (np.array(value) if name != 'error'
-                                                 else np.array(json.dumps(value)))
-                        for name, value in arrays.items()})
-    results['__meta__'] = np.array(json.dumps({'mxnet_version': mxnet.__version__,
-                                               'errors': errors}))
-    np.savez(sys.argv[1], **results)
+    import oracle_io
+
+    def mxnet_arrays(case):
+        return {name: np.array(value) if name != 'error' else np.array(json.dumps(value))
+                for name, value in run(mxnet, case).items()}
+
+    oracle_io.save_results(*oracle_io.run_each(
+        [(case, lambda case=case: mxnet_arrays(case))
+         for case in list(CASES) + list(ERROR_CASES)]))

@@ -9,10 +9,9 @@ an output in prediction mode) are compared. ``mxnet_test_sync_batchnorm`` is MXN
 SyncBatchNorm against BatchNorm on the whole batch and against the formula), reporting
 whether each of its checks holds. Both sides run :func:`run` (it imports neither
 package). As a script, on the oracle's interpreter (MXNet's threaded engine: its
-operator waits for all slices): ``sync_batchnorm_driver.py RESULTS.npz``.
+operator waits for all slices): ``oracle_main.py sync_batchnorm_driver.py``.
 """
 import json
-import sys
 import threading
 
 import numpy as np
@@ -197,10 +196,10 @@ def run_all(mx):
     return results
 
 
-if __name__ == '__main__':
+if __name__ == '__main__':  # the oracle's side, run by oracle_main.py
     import mxnet
 
+    import oracle_io
+
     results = {case: np.array(json.dumps(value)) for case, value in run_all(mxnet).items()}
-    results['__meta__'] = np.array(json.dumps({'mxnet_version': mxnet.__version__,
-                                               'errors': {}}))
-    np.savez(sys.argv[1], **results)
+    oracle_io.save_results(results)

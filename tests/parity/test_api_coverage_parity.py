@@ -7,22 +7,23 @@ checks the same report without the oracle.
 """
 import json
 import sys
+from pathlib import Path
 
-from conftest import REPO, run_oracle
+from harness import REPO, run_oracle
 
 sys.path.insert(0, str(REPO / 'scripts'))
 import api_coverage  # noqa: E402
 
+ORACLE_SCRIPT = Path(__file__).with_name('oracle_api_names.py')
+
 
 def test_the_report_is_the_one_mxnet_1_9_1_gives(tmp_path):
-    out = tmp_path / 'names.json'
-    run_oracle(api_coverage.NAMES_SCRIPT,
-               ['--out', out] + [ns for ns, _ in api_coverage.NAMESPACES], tmp_path, out,
-               naive_engine=False)
-    listed = json.loads(out.read_text())
-    assert listed['mxnet_version'] == '1.9.1'
+    results, meta = run_oracle(ORACLE_SCRIPT, tmp_path, api_coverage.NAMES_SCRIPT,
+                               *[ns for ns, _ in api_coverage.NAMESPACES], naive_engine=False)
+    names = json.loads(str(results['names']))
+    assert meta['mxnet_version'] == '1.9.1'
     committed = api_coverage.load_report()
     for ns, entry in committed['namespaces'].items():
-        assert entry['mxnet'] == sorted(listed['names'][ns]), (
+        assert entry['mxnet'] == sorted(names[ns]), (
             '%s: MXNet\'s names differ from the report; run `make api-coverage`' % ns)
-    assert api_coverage.build_report(listed['mxnet_version'], listed['names']) == committed
+    assert api_coverage.build_report(meta['mxnet_version'], names) == committed

@@ -5,12 +5,12 @@ import json
 import pytest
 
 import block_test_names_driver as driver
-from conftest import run_driver
+from harness import run_oracle
 
 
 @pytest.fixture(scope='module')
 def mxnet_outcomes(tmp_path_factory):
-    results, _ = run_driver(tmp_path_factory, 'block_test_names')
+    results, _ = run_oracle(driver.__file__, tmp_path_factory.mktemp('mxnet_block_test_names'))
     return {case: json.loads(str(results[case])) for case in driver.CASES}
 
 

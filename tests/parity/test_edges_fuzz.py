@@ -11,6 +11,7 @@ did not raise itself, never a result where MXNet raises, nor one that breaks its
 """
 import collections
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -20,9 +21,9 @@ import fuzz_table
 import gluonedu
 import ops_driver
 import ops_outcomes
-from conftest import REPO, run_cases
+from harness import REPO, run_oracle
 
-ORACLE_SCRIPT = REPO / 'tests' / 'parity' / 'oracle_ops_mxnet.py'
+ORACLE_SCRIPT = Path(__file__).with_name('oracle_ops_mxnet.py')
 CALLS_PER_SURFACE = 150
 #: What gluonedu's reader of MXNet-format files refuses where MXNet 1.9.1 reads a garbage
 #: shape, ignores the device or raises NumPy's or Python's error.
@@ -149,8 +150,8 @@ def run_fuzz(workdir):
     cases, inputs = fuzz_edges.generate(CALLS_PER_SURFACE)
     compared = [c for c in cases if fuzz_edges.surface(c) not in fuzz_edges.GLUONEDU_ONLY]
     workdir.mkdir(parents=True, exist_ok=True)
-    results, meta = run_cases(ORACLE_SCRIPT, compared, inputs, workdir,
-                              lambda *paths: [*paths, '--shared'])
+    results, meta = run_oracle(ORACLE_SCRIPT, workdir, '--shared', cases=compared,
+                               inputs=inputs)
     arrays = collections.defaultdict(dict)
     for key, value in results.items():
         case_id, _, name = key.partition('|')

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import image_driver as driver
-from conftest import HERE, load_oracle_npz, run_oracle
+from harness import run_oracle
 
 
 def write_images(folder):
@@ -51,10 +51,7 @@ def folder(tmp_path_factory):
 def outcomes(folder, tmp_path_factory):
     """(MXNet's results, gluonedu's), by name."""
     import gluonedu
-    workdir = tmp_path_factory.mktemp('mxnet_image')
-    results_path = workdir / 'results.npz'
-    run_oracle(HERE / 'image_driver.py', [folder, results_path], workdir, results_path)
-    theirs, _ = load_oracle_npz(results_path)
+    theirs, _ = run_oracle(driver.__file__, tmp_path_factory.mktemp('mxnet_image'), folder)
     return theirs, driver.run(gluonedu, str(folder))
 
 

@@ -7,12 +7,12 @@ import os
 import pytest
 
 import io_iters_driver as driver
-from conftest import run_driver
+from harness import run_oracle
 
 
 @pytest.fixture(scope='module')
 def mxnet_outcomes(tmp_path_factory):
-    results, _ = run_driver(tmp_path_factory, 'io_iters')
+    results, _ = run_oracle(driver.__file__, tmp_path_factory.mktemp('mxnet_io_iters'))
     return {name: json.loads(str(value)) for name, value in results.items()}
 
 

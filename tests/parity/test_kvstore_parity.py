@@ -8,46 +8,29 @@ for bit (they depend only on the order of the additions, which gluonedu keeps:
 'local' groups of four, 'device' left to right); optimizer updates within rtol 1e-5.
 The oracle runs once per session in its own interpreter, as the optimizer parity suite.
 """
-import json
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 import kvstore_parity_driver
-from conftest import HERE, load_oracle_npz, run_oracle
+from harness import oracle_case_arrays, run_oracle
 
 CASES = kvstore_parity_driver.kvstore_cases()
-ORACLE_SCRIPT = HERE / 'oracle_kvstore.py'
+ORACLE_SCRIPT = Path(__file__).with_name('oracle_kvstore.py')
 
 
 @pytest.fixture(scope='session')
 def kv_oracle(tmp_path_factory):
     """``(results, meta)`` of every KVStore case run once on MXNet 1.9.1."""
-    workdir = tmp_path_factory.mktemp('mxnet_kvstore_oracle')
-    cases_path, results_path = workdir / 'cases.json', workdir / 'results.npz'
-    cases_path.write_text(json.dumps(CASES))
-    run_oracle(ORACLE_SCRIPT, [cases_path, results_path], workdir, results_path,
-               naive_engine=False)
-    return load_oracle_npz(results_path)
-
-
-def _expected(kv_oracle, case_id):
-    results, meta = kv_oracle
-    if case_id in meta['errors']:
-        err = meta['errors'][case_id]
-        pytest.fail('MXNet 1.9.1 raised on case %s: %s: %s\n%s' % (
-            case_id, err['type'], err['message'], err['traceback']), pytrace=False)
-    prefix = case_id + '|'
-    out = {k[len(prefix):]: v for k, v in results.items() if k.startswith(prefix)}
-    if not out:
-        pytest.fail('the oracle returned nothing for case %s' % case_id, pytrace=False)
-    return out
+    return run_oracle(ORACLE_SCRIPT, tmp_path_factory.mktemp('mxnet_kvstore_oracle'),
+                      cases=CASES, naive_engine=False)
 
 
 @pytest.mark.parametrize('case', CASES, ids=[c['id'] for c in CASES])
 def test_kvstore_matches_mxnet(case, kv_oracle):
     import gluonedu
-    expected = _expected(kv_oracle, case['id'])
+    expected = oracle_case_arrays(*kv_oracle, case['id'])
     got = kvstore_parity_driver.run_kvstore_case(gluonedu, case)
     assert sorted(got) == sorted(expected)
     exact = case['mode'] in ('push_pull', 'pushpull', 'row_sparse')

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import lars_names_driver as driver
-from conftest import oracle_case_arrays, run_driver
+from harness import oracle_case_arrays, run_oracle
 
 LR, ETA = driver.SETTINGS['learning_rate'], driver.SETTINGS['eta']
 
@@ -43,7 +43,7 @@ def test_which_tensors_keep_the_plain_rate(names):
 
 @pytest.fixture(scope='module')
 def lars_oracle(tmp_path_factory):
-    return run_driver(tmp_path_factory, 'lars_names')
+    return run_oracle(driver.__file__, tmp_path_factory.mktemp('mxnet_lars_names'))
 
 
 @pytest.mark.parametrize('names', driver.CASES)

@@ -2,24 +2,22 @@
 give the same arrays (names, dtypes, shapes, values); damaged buffers and values that are
 no buffer give the same error classes."""
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
 
-from conftest import REPO, check_oracle_version, run_oracle
+from harness import run_oracle
 
-ORACLE_SCRIPT = REPO / 'tests' / 'parity' / 'oracle_load_frombuffer.py'
+ORACLE_SCRIPT = Path(__file__).with_name('oracle_load_frombuffer.py')
 CASES = ['dict', 'list', 'truncated', 'garbage', 'empty', 'text', 'number', 'bytearray']
 
 
 @pytest.fixture(scope='module')
 def mxnet_outcomes(tmp_path_factory):
     workdir = tmp_path_factory.mktemp('mxnet_load_frombuffer')
-    results_path = workdir / 'results.json'
-    run_oracle(ORACLE_SCRIPT, [workdir, results_path], workdir, results_path)
-    results = json.loads(results_path.read_text())
-    check_oracle_version(results.pop('__meta__'))
-    return workdir, results
+    results, _ = run_oracle(ORACLE_SCRIPT, workdir)
+    return workdir, json.loads(str(results['outcomes']))
 
 
 def _argument(workdir, case):

@@ -11,18 +11,13 @@ import numpy as np
 import pytest
 
 import loss_init_parity_driver as driver
-from conftest import HERE, load_oracle_npz, oracle_case_arrays, run_oracle
-
-ORACLE_SCRIPT = HERE / 'oracle_cases.py'
+from harness import oracle_case_arrays, run_oracle
 
 
 @pytest.fixture(scope='module')
 def loss_init_oracle(tmp_path_factory):
     """``(results, meta)`` of every case, run once on MXNet 1.9.1."""
-    workdir = tmp_path_factory.mktemp('mxnet_loss_init_oracle')
-    results_path = workdir / 'results.npz'
-    run_oracle(ORACLE_SCRIPT, [driver.__name__, results_path], workdir, results_path)
-    return load_oracle_npz(results_path)
+    return run_oracle(driver.__file__, tmp_path_factory.mktemp('mxnet_loss_init_oracle'))
 
 
 @pytest.mark.parametrize('name', sorted(driver.CASES))

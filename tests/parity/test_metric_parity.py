@@ -9,14 +9,15 @@ of :func:`metric_parity_driver.error_cases` must raise the exception type MXNet 
 The oracle runs once per session in its own interpreter.
 """
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 import metric_parity_driver as driver
-from conftest import HERE, load_oracle_npz, oracle_case_arrays, run_oracle
+from harness import oracle_case_arrays, run_oracle
 
-ORACLE_SCRIPT = HERE / 'oracle_metric.py'
+ORACLE_SCRIPT = Path(__file__).with_name('oracle_metric.py')
 VALUE_CASES = driver.metric_cases()
 ERROR_CASES = driver.error_cases()
 
@@ -24,10 +25,7 @@ ERROR_CASES = driver.error_cases()
 @pytest.fixture(scope='session')
 def metric_oracle(tmp_path_factory):
     """``(results, meta)`` of every metric case run once on MXNet 1.9.1."""
-    workdir = tmp_path_factory.mktemp('mxnet_metric_oracle')
-    results_path = workdir / 'results.npz'
-    run_oracle(ORACLE_SCRIPT, [results_path], workdir, results_path)
-    return load_oracle_npz(results_path)
+    return run_oracle(ORACLE_SCRIPT, tmp_path_factory.mktemp('mxnet_metric_oracle'))
 
 
 @pytest.mark.parametrize('case', VALUE_CASES, ids=[c['id'] for c in VALUE_CASES])

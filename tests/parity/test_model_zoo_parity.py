@@ -4,15 +4,13 @@ import numpy as np
 import pytest
 
 import model_zoo_driver as driver
-from conftest import HERE, load_oracle_npz, run_oracle
+from harness import run_oracle
 
 
 @pytest.fixture(scope='module')
 def mxnet_store(tmp_path_factory):
     workdir = tmp_path_factory.mktemp('mxnet_model_store')
-    results_path = workdir / 'results.npz'
-    run_oracle(HERE / 'model_zoo_driver.py', [results_path], workdir, results_path)
-    results, _ = load_oracle_npz(results_path)
+    results, _ = run_oracle(driver.__file__, workdir)
     return workdir / 'models', results
 
 

@@ -6,12 +6,12 @@ import numpy as np
 import pytest
 
 import module_driver as driver
-from conftest import run_driver
+from harness import run_oracle
 
 
 @pytest.fixture(scope='module')
 def mxnet_outcomes(tmp_path_factory):
-    results, _ = run_driver(tmp_path_factory, 'module')
+    results, _ = run_oracle(driver.__file__, tmp_path_factory.mktemp('mxnet_module'))
     return {case: json.loads(str(results[case])) for case in driver.CASES}
 
 

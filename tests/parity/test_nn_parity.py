@@ -24,12 +24,13 @@ tests/ndarray/test_nn_ops_grad.py checks ours against finite differences. All ca
 to the oracle in ONE subprocess; without it the tests skip (fail in CI).
 """
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 import nn_driver
-from conftest import HERE, load_oracle_npz, oracle_case_arrays, run_oracle
+from harness import oracle_case_arrays, run_oracle
 
 ZOO_NAMES = sorted([
     'resnet18_v1', 'resnet34_v1', 'resnet50_v1', 'resnet101_v1', 'resnet152_v1',
@@ -43,17 +44,14 @@ ZOO_NAMES = sorted([
 OP_CASES = json.loads(json.dumps(nn_driver.op_cases()))
 LAYER_CASES = json.loads(json.dumps(nn_driver.layer_cases()))
 ZOO_CASES = json.loads(json.dumps(nn_driver.zoo_cases(ZOO_NAMES)))
-ORACLE_SCRIPT = HERE / 'oracle_nn_mxnet.py'
+ORACLE_SCRIPT = Path(__file__).with_name('oracle_nn_mxnet.py')
 
 
 @pytest.fixture(scope='module')
 def nn_oracle(tmp_path_factory):
     """``(arrays by "<id>|<name>", meta)`` of every case, run once on MXNet 1.9.1."""
-    workdir = tmp_path_factory.mktemp('mxnet_nn_oracle')
-    cases_path, results_path = workdir / 'cases.json', workdir / 'results.npz'
-    cases_path.write_text(json.dumps(OP_CASES + LAYER_CASES + ZOO_CASES))
-    run_oracle(ORACLE_SCRIPT, [cases_path, results_path], workdir, results_path)
-    return load_oracle_npz(results_path)
+    return run_oracle(ORACLE_SCRIPT, tmp_path_factory.mktemp('mxnet_nn_oracle'),
+                      cases=OP_CASES + LAYER_CASES + ZOO_CASES)
 
 
 def _split(arrays):

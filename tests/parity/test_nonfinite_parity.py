@@ -8,12 +8,12 @@ import numpy as np
 import pytest
 
 import nonfinite_driver as driver
-from conftest import run_driver
+from harness import run_oracle
 
 
 @pytest.fixture(scope='module')
 def mxnet_outcomes(tmp_path_factory):
-    results, _ = run_driver(tmp_path_factory, 'nonfinite')
+    results, _ = run_oracle(driver.__file__, tmp_path_factory.mktemp('mxnet_nonfinite'))
     outcomes = {case: {} for case in driver.CASES}
     for key, value in results.items():
         case, name = key.split('/')

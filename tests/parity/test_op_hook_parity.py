@@ -6,12 +6,12 @@ import json
 import pytest
 
 import op_hook_driver as driver
-from conftest import run_driver
+from harness import run_oracle
 
 
 @pytest.fixture(scope='module')
 def mxnet_outcomes(tmp_path_factory):
-    results, _ = run_driver(tmp_path_factory, 'op_hook')
+    results, _ = run_oracle(driver.__file__, tmp_path_factory.mktemp('mxnet_op_hook'))
     return {case: json.loads(str(results[case])) for case in driver.CASES}
 
 

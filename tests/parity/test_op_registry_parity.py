@@ -8,14 +8,15 @@ default text parsed by our parameter must give our default).
 """
 import json
 import re
+from pathlib import Path
 
 import pytest
 
-from conftest import REPO, check_oracle_version, run_oracle
+from harness import run_oracle
 
 from gluonedu.ndarray import registry
 
-ORACLE_SCRIPT = REPO / 'tests' / 'parity' / 'oracle_registry_mxnet.py'
+ORACLE_SCRIPT = Path(__file__).with_name('oracle_registry_mxnet.py')
 OPS = registry.list_ops()
 #: Where MXNet 1.9.1's registry text is wrong about the operator it runs.
 REGISTRY_QUIRKS = {
@@ -28,14 +29,10 @@ _ARG_TEXT = re.compile(r"^(?P<type>\{.*\}|.+?),\s*(?P<kind>optional|required)"
 
 @pytest.fixture(scope='module')
 def mxnet_registry(tmp_path_factory):
-    workdir = tmp_path_factory.mktemp('mxnet_registry')
-    names_path, results_path = workdir / 'names.json', workdir / 'registry.json'
     names = sorted({n for op in OPS for n in (op.name,) + op.aliases})
-    names_path.write_text(json.dumps(names))
-    run_oracle(ORACLE_SCRIPT, [names_path, results_path], workdir, results_path)
-    results = json.loads(results_path.read_text())
-    check_oracle_version(results.pop('__meta__'))
-    return results
+    results, _ = run_oracle(ORACLE_SCRIPT, tmp_path_factory.mktemp('mxnet_registry'),
+                            cases=names)
+    return json.loads(str(results['registry']))
 
 
 def _mxnet_default(text):

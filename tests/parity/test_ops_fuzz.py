@@ -15,6 +15,7 @@ time limit) is not compared.
 """
 import collections
 import json
+from pathlib import Path
 
 import pytest
 
@@ -22,9 +23,9 @@ import fuzz_cases
 import fuzz_table
 import gluonedu
 import ops_outcomes
-from conftest import REPO, run_cases
+from harness import REPO, run_oracle
 
-ORACLE_SCRIPT = REPO / 'tests' / 'parity' / 'oracle_ops_mxnet.py'
+ORACLE_SCRIPT = Path(__file__).with_name('oracle_ops_mxnet.py')
 TOTAL_CALLS = 2000
 MIN_CALLS_PER_OP = 3
 
@@ -109,8 +110,7 @@ def run_fuzz(workdir):
     :func:`fuzz_table.origin`."""
     cases, inputs = fuzz_cases.generate(TOTAL_CALLS, MIN_CALLS_PER_OP)
     workdir.mkdir(parents=True, exist_ok=True)
-    results, meta = run_cases(ORACLE_SCRIPT, cases, inputs, workdir,
-                              lambda *paths: [*paths, '--shared'])
+    results, meta = run_oracle(ORACLE_SCRIPT, workdir, '--shared', cases=cases, inputs=inputs)
     ours = {case['id']: fuzz_table.run_ours(gluonedu, case, inputs) for case in cases}
     arrays = collections.defaultdict(dict)
     for key, value in results.items():

@@ -7,16 +7,17 @@ gradients, where the case differentiates); where MXNet raises, gluonedu must rai
 class of error (:mod:`ops_outcomes`). The deliberate differences are listed in
 ``ops_cases.DIVERGENCES`` and explained in docs/divergences.md.
 """
+from pathlib import Path
 
 import pytest
 
 import ops_cases
 import ops_driver
 import ops_outcomes
-from conftest import REPO, run_cases
+from harness import run_oracle
 from ops_outcomes import describe
 
-ORACLE_SCRIPT = REPO / 'tests' / 'parity' / 'oracle_ops_mxnet.py'
+ORACLE_SCRIPT = Path(__file__).with_name('oracle_ops_mxnet.py')
 CASES = ops_cases.all_cases()
 INPUTS = ops_cases.make_inputs()
 
@@ -24,8 +25,8 @@ INPUTS = ops_cases.make_inputs()
 @pytest.fixture(scope='module')
 def ops_oracle(tmp_path_factory):
     """(arrays by "<id>|<name>", outcome by case id) from MXNet 1.9.1, run once."""
-    workdir = tmp_path_factory.mktemp('mxnet_ops_oracle')
-    results, meta = run_cases(ORACLE_SCRIPT, CASES, INPUTS, workdir)
+    results, meta = run_oracle(ORACLE_SCRIPT, tmp_path_factory.mktemp('mxnet_ops_oracle'),
+                               cases=CASES, inputs=INPUTS)
     return results, meta['outcomes']
 
 

@@ -5,12 +5,12 @@ import json
 import pytest
 
 import recorded_graph_driver as driver
-from conftest import run_driver
+from harness import run_oracle
 
 
 @pytest.fixture(scope='module')
 def mxnet_outcomes(tmp_path_factory):
-    results, _ = run_driver(tmp_path_factory, 'recorded_graph')
+    results, _ = run_oracle(driver.__file__, tmp_path_factory.mktemp('mxnet_recorded_graph'))
     return {case: json.loads(str(results[case])) for case in driver.CASES}
 
 

@@ -8,12 +8,12 @@ import numpy as np
 import pytest
 
 import rnn_driver as driver
-from conftest import oracle_case_arrays, run_driver
+from harness import oracle_case_arrays, run_oracle
 
 
 @pytest.fixture(scope='module')
 def oracle(tmp_path_factory):
-    return run_driver(tmp_path_factory, 'rnn')
+    return run_oracle(driver.__file__, tmp_path_factory.mktemp('mxnet_rnn'))
 
 
 @pytest.mark.parametrize('case', list(driver.CASES))

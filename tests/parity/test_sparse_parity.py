@@ -17,14 +17,15 @@ The oracle runs once for the module (one subprocess). Without a working oracle t
 tests skip, naming why — in CI (``CI`` set) they fail instead.
 """
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 import sparse_driver
-from conftest import REPO, load_oracle_npz, run_oracle
+from harness import run_oracle
 
-ORACLE_SCRIPT = REPO / 'tests' / 'parity' / 'oracle_sparse_mxnet.py'
+ORACLE_SCRIPT = Path(__file__).with_name('oracle_sparse_mxnet.py')
 ERROR_CASES = sorted(name for name in sparse_driver.OP_CASES if name.startswith('err_'))
 VALUE_CASES = sorted(name for name in sparse_driver.OP_CASES if not name.startswith('err_'))
 TRAINING_CASES = sparse_driver.training_cases()
@@ -33,11 +34,8 @@ TRAINING_CASES = sparse_driver.training_cases()
 @pytest.fixture(scope='module')
 def sparse_oracle(tmp_path_factory):
     """(arrays, meta) of MXNet 1.9.1 for every case, run once."""
-    workdir = tmp_path_factory.mktemp('mxnet_sparse_oracle')
-    inputs_path, results_path = workdir / 'inputs.npz', workdir / 'results.npz'
-    np.savez(inputs_path, **sparse_driver.make_inputs())
-    run_oracle(ORACLE_SCRIPT, [inputs_path, results_path], workdir, results_path)
-    return load_oracle_npz(results_path)
+    return run_oracle(ORACLE_SCRIPT, tmp_path_factory.mktemp('mxnet_sparse_oracle'),
+                      inputs=sparse_driver.make_inputs())
 
 
 @pytest.fixture(scope='module')

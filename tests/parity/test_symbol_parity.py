@@ -8,15 +8,16 @@ reads the ``-symbol.json``/``.params`` files MXNet wrote and MXNet reads gluoned
 each side's results for the other's files must agree.
 """
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 import symbol_cases
 import symbol_driver
-from conftest import REPO, run_cases
+from harness import run_oracle
 
-ORACLE_SCRIPT = REPO / 'tests' / 'parity' / 'oracle_symbol_mxnet.py'
+ORACLE_SCRIPT = Path(__file__).with_name('oracle_symbol_mxnet.py')
 CASES = symbol_cases.CASES
 INPUTS = symbol_cases.make_inputs()
 #: MXNet's error class -> gluonedu's other accepted one, where they differ by design (as in
@@ -36,8 +37,7 @@ def symbol_oracle(tmp_path_factory):
     """``(workdir, arrays by "<id>|<name>", outcome by case id)`` from MXNet 1.9.1."""
     workdir = tmp_path_factory.mktemp('mxnet_symbol_oracle')
     producers = {c['id']: _run_here(c, workdir) for c in CASES if c['phase'] == 1}
-    results, meta = run_cases(ORACLE_SCRIPT, CASES, INPUTS, workdir,
-                              lambda cases, inputs, out: [cases, inputs, workdir, out])
+    results, meta = run_oracle(ORACLE_SCRIPT, workdir, cases=CASES, inputs=INPUTS)
     return workdir, producers, results, meta['outcomes']
 
 

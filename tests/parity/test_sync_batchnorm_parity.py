@@ -7,20 +7,17 @@ import numpy as np
 import pytest
 
 import sync_batchnorm_driver as driver
-from conftest import HERE, load_oracle_npz, run_oracle
+from harness import run_oracle
 
 CASES = list(driver.CASES) + ['mxnet_test_sync_batchnorm', 'threads_residual']
 
 
 @pytest.fixture(scope='module')
 def mxnet_outcomes(tmp_path_factory):
-    workdir = tmp_path_factory.mktemp('mxnet_sync_batchnorm')
-    results_path = workdir / 'results.npz'
     # MXNet's operator waits until every slice has arrived: the NaiveEngine, which runs
     # each call at once, would wait forever.
-    run_oracle(HERE / 'sync_batchnorm_driver.py', [results_path], workdir, results_path,
-               naive_engine=False)
-    results, _ = load_oracle_npz(results_path)
+    results, _ = run_oracle(driver.__file__, tmp_path_factory.mktemp('mxnet_sync_batchnorm'),
+                            naive_engine=False)
     return {case: json.loads(str(results[case])) for case in CASES}
 
 

@@ -11,9 +11,7 @@ import pytest
 
 import test_utils_parity_driver as driver
 import vision_files
-from conftest import HERE, load_oracle_npz, oracle_case_arrays, run_oracle
-
-ORACLE_SCRIPT = HERE / 'oracle_cases.py'
+from harness import oracle_case_arrays, run_oracle
 
 
 def _write_mnist(folder):
@@ -26,9 +24,7 @@ def test_utils_oracle(tmp_path_factory):
     """``(working folder, (results, meta))`` of every case run once on MXNet 1.9.1."""
     workdir = tmp_path_factory.mktemp('mxnet_test_utils_oracle')
     _write_mnist(workdir)
-    results_path = workdir / 'results.npz'
-    run_oracle(ORACLE_SCRIPT, [driver.__name__, results_path], workdir, results_path)
-    return workdir, load_oracle_npz(results_path)
+    return workdir, run_oracle(driver.__file__, workdir)
 
 
 @pytest.mark.parametrize('name', sorted(driver.CASES))

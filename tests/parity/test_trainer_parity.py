@@ -10,54 +10,38 @@ context's copy of every parameter must match MXNet's within rtol 1e-5 (atol 1e-6
 All cases go to the oracle in ONE subprocess (MXNet's import costs seconds). Without a
 working oracle these tests skip, naming why — in CI (``CI`` set) they fail instead.
 """
-import json
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 import trainer_driver
-from conftest import REPO, load_oracle_npz, run_oracle
+from harness import oracle_case_arrays, run_oracle
 
 CASES = trainer_driver.trainer_cases()
-ORACLE_SCRIPT = REPO / 'tests' / 'parity' / 'oracle_trainer_mxnet.py'
+ORACLE_SCRIPT = Path(__file__).with_name('oracle_trainer_mxnet.py')
 RTOL, ATOL = 1e-5, 1e-6
 
 
 @pytest.fixture(scope='module')
 def trainer_oracle(tmp_path_factory):
     """(results by "<id>|<name>", meta) from MXNet 1.9.1 for every case, run once."""
-    workdir = tmp_path_factory.mktemp('mxnet_trainer_oracle')
-    cases_path, inputs_path = workdir / 'cases.json', workdir / 'inputs.npz'
-    results_path = workdir / 'results.npz'
-    cases_path.write_text(json.dumps(CASES))
-    np.savez(inputs_path, **trainer_driver.make_inputs())
-    run_oracle(ORACLE_SCRIPT, [cases_path, inputs_path, results_path], workdir, results_path)
-    return load_oracle_npz(results_path)
-
-
-def _case_results(results, case_id):
-    prefix = case_id + '|'
-    return {key[len(prefix):]: value for key, value in results.items()
-            if key.startswith(prefix)}
+    return run_oracle(ORACLE_SCRIPT, tmp_path_factory.mktemp('mxnet_trainer_oracle'),
+                      cases=CASES, inputs=trainer_driver.make_inputs())
 
 
 @pytest.mark.parametrize('case', CASES, ids=[c['id'] for c in CASES])
 def test_trainer_matches_mxnet_after_every_step(case, trainer_oracle, tmp_path):
     import gluonedu
-    results, meta = trainer_oracle
     inputs = trainer_driver.make_inputs()
-    error = meta['errors'].get(case['id'])
     if case['expect_error']:
-        assert error is not None, 'MXNet accepted a configuration it is expected to refuse'
+        assert case['id'] in trainer_oracle[1]['errors'], \
+            'MXNet accepted a configuration it is expected to refuse'
         with pytest.raises(Exception, match='(?i)compression'):
             trainer_driver.run_trainer_case(gluonedu, case, inputs, str(tmp_path))
         return
-    if error is not None:
-        pytest.fail('MXNet 1.9.1 raised on case %s: %s: %s\n%s'
-                    % (case['id'], error['type'], error['message'], error['traceback']),
-                    pytrace=False)
-    expected = _case_results(results, case['id'])
+    expected = oracle_case_arrays(*trainer_oracle, case['id'])
     with warnings.catch_warnings():
         warnings.simplefilter('ignore')  # lazy-update notices and the like
         got = trainer_driver.run_trainer_case(gluonedu, case, inputs, str(tmp_path))

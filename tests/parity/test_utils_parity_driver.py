@@ -1,11 +1,11 @@
 """Runs the ``mx.test_utils`` parity cases against an MXNet-like module ``mx`` (MXNet 1.9.1
 or gluonedu).
 
-Both sides run this code: ``oracle_cases.py`` with the real ``mxnet``, the tests
-with ``gluonedu``. The random helpers draw from NumPy's global generator, seeded here
-before each case (the legacy stream is the same under NumPy 1.23 and 2). A case returns
-``{name: array}``; where it checks an assertion helper, the array is the name of the
-exception raised (``'none'`` if none).
+Both sides run this code: the oracle (this module's ``__main__``) with the real
+``mxnet``, the tests with ``gluonedu``. The random helpers draw from NumPy's global
+generator, seeded here before each case (the legacy stream is the same under NumPy 1.23
+and 2). A case returns ``{name: array}``; where it checks an assertion helper, the array
+is the name of the exception raised (``'none'`` if none).
 """
 import os
 
@@ -238,3 +238,11 @@ def run_case(mx, name):
     out.update({key + '|dtype': np.array(np.asarray(value).dtype.name)
                 for key, value in list(out.items())})
     return out
+
+
+if __name__ == '__main__':  # the oracle's side, run by oracle_main.py
+    import mxnet
+
+    import oracle_io
+    oracle_io.save_results(*oracle_io.run_each(
+        [(name, lambda name=name: run_case(mxnet, name)) for name in sorted(CASES)]))

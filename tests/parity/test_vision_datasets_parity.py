@@ -8,15 +8,16 @@ read by both sides from one folder; lengths, images (values, dtype, type), label
 """
 import gzip
 import os
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 import datasets_parity_driver as driver
 import vision_files
-from conftest import HERE, load_oracle_npz, oracle_case_arrays, run_oracle
+from harness import oracle_case_arrays, run_oracle
 
-ORACLE_SCRIPT = HERE / 'oracle_vision_datasets.py'
+ORACLE_SCRIPT = Path(__file__).with_name('oracle_vision_datasets.py')
 
 
 def _write_all(root):
@@ -55,9 +56,7 @@ def datasets_oracle(tmp_path_factory):
     workdir = tmp_path_factory.mktemp('mxnet_datasets_oracle')
     data_root = workdir / 'data'
     _write_all(str(data_root))
-    results_path = workdir / 'results.npz'
-    run_oracle(ORACLE_SCRIPT, [data_root, results_path], workdir, results_path)
-    return str(data_root), load_oracle_npz(results_path)
+    return str(data_root), run_oracle(ORACLE_SCRIPT, workdir, data_root)
 
 
 @pytest.mark.parametrize('case_id', sorted(driver.DATASETS))

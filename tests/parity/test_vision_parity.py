@@ -13,13 +13,15 @@
 
 The oracle runs once per session in its own interpreter.
 """
+from pathlib import Path
+
 import numpy as np
 import pytest
 
 import vision_parity_driver as driver
-from conftest import HERE, load_oracle_npz, oracle_case_arrays, run_oracle
+from harness import oracle_case_arrays, run_oracle
 
-ORACLE_SCRIPT = HERE / 'oracle_vision.py'
+ORACLE_SCRIPT = Path(__file__).with_name('oracle_vision.py')
 TRANSFORM_CASES = driver.transform_cases()
 COLOUR_CASES = driver.colour_cases()
 DISTRIBUTION_CASES = driver.distribution_cases()
@@ -29,10 +31,7 @@ KS_CRITICAL = 1.95 * np.sqrt(2 / 400)      # α = 0.001 for two samples of 400
 @pytest.fixture(scope='session')
 def vision_oracle(tmp_path_factory):
     """``(results, meta)`` of every vision case run once on MXNet 1.9.1."""
-    workdir = tmp_path_factory.mktemp('mxnet_vision_oracle')
-    results_path = workdir / 'results.npz'
-    run_oracle(ORACLE_SCRIPT, [results_path], workdir, results_path)
-    return load_oracle_npz(results_path)
+    return run_oracle(ORACLE_SCRIPT, tmp_path_factory.mktemp('mxnet_vision_oracle'))
 
 
 def _assert_same_pixels(got, want, case_id):
