@@ -1,6 +1,6 @@
 """The public names of MXNet's Python API, per namespace, as JSON on stdout.
 
-Run by scripts/api_coverage.py (and tests/parity/test_api_coverage_parity.py) with the
+Run by scripts/api_coverage.py (and tests/parity/api_coverage/test_api_coverage_parity.py) with the
 MXNet 1.9.1 reference interpreter, never with gluonedu's:
 ``python mxnet_api_names.py [--out FILE] NAMESPACE...``, each namespace a dotted path
 from ``mx`` ('nd', 'gluon.nn', 'nd.NDArray', or '' for ``mx`` itself).

@@ -5,7 +5,7 @@ exists in gluonedu, no name it lists as lacking or excluded does (else the repor
 stale: ``make api-coverage``), every exclusion carries the reason scripts/api_coverage.py
 gives it, the Markdown table is the JSON's, and the in-scope set (has + lacks) and the
 covered set only grow from tests/api_coverage_baseline.json. With the MXNet 1.9.1 oracle,
-tests/parity/test_api_coverage_parity.py re-derives MXNet's names.
+tests/parity/api_coverage/test_api_coverage_parity.py re-derives MXNet's names.
 """
 import json
 import sys

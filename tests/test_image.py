@@ -1,5 +1,5 @@
 """mx.image: decoding files, resizing, cropping and normalizing (values against MXNet
-1.9.1 are in tests/parity/test_image_parity.py)."""
+1.9.1 are in tests/parity/vision/test_image_parity.py)."""
 import numpy as np
 import pytest
 

@@ -1,4 +1,4 @@
-"""mx.io: the iterators' contracts and messages (tests/parity/test_io_iters_parity.py
+"""mx.io: the iterators' contracts and messages (tests/parity/io/test_io_iters_parity.py
 holds their batches equal to MXNet 1.9.1's)."""
 import gc
 import threading

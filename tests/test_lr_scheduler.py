@@ -1,6 +1,6 @@
 """OneCycleScheduler (a gluonedu addition): its curves, its errors, and how optimizers
 read its momentum; FactorScheduler catching up on a count far behind. MXNet's own
-schedulers are checked against MXNet in tests/parity/test_scheduler_parity.py."""
+schedulers are checked against MXNet in tests/parity/optimizer/test_scheduler_parity.py."""
 import logging
 import math
 import time

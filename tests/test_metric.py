@@ -1,6 +1,6 @@
 """mx.metric: documented values, the registry, local/global totals, and where gluonedu
 deliberately differs from MXNet 1.9.1 (docs/divergences.md). Parity with MXNet, update by
-update and error by error, is in tests/parity/test_metric_parity.py."""
+update and error by error, is in tests/parity/metric/test_metric_parity.py."""
 import math
 import warnings
 

@@ -1,5 +1,6 @@
 """mx.mod.Module: MXNet 1.9.1's own Module tests (test_lr_wd_mult, test_nadam) and the
-module's contracts (tests/parity/test_module_parity.py holds its results equal to MXNet's)."""
+module's contracts (tests/parity/module/test_module_parity.py holds its results equal to
+MXNet's)."""
 import numpy as np
 import pytest
 

@@ -1,6 +1,6 @@
 """gluon.rnn: the cells, the fused layers and what MXNet's CPU operator cannot check (the
 fast kernel against the operator's reference, hybridize/export, saved names, dropout,
-training). Values and gradients against MXNet 1.9.1 are in tests/parity/test_rnn_parity.py.
+training). Values and gradients against MXNet 1.9.1 are in tests/parity/gluon/test_rnn_parity.py.
 """
 import numpy as np
 import pytest

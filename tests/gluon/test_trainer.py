@@ -1,6 +1,6 @@
 """gluon.Trainer: construction rules, the store rules, step/allreduce/update, stale
 gradients (and their events), sparse paths, deferred initialisation, state files and
-data parallelism. Numbers against MXNet itself are in tests/parity/test_trainer_parity.py.
+data parallelism. Numbers against MXNet itself are in tests/parity/trainer/test_trainer_parity.py.
 """
 import os
 import subprocess

@@ -1,7 +1,8 @@
 """Trainer(..., nonfinite=...): NaN/±Inf gradients are seen without any listener -- a
 warning naming each parameter once ('warn', the default), FloatingPointError before the
 update ('raise'), or nothing ('ignore') -- on every update path, and not for a step
-contrib.amp skips. MXNet's numbers and types beside it: tests/parity/test_nonfinite_parity.py.
+contrib.amp skips. MXNet's numbers and types beside it:
+tests/parity/trainer/test_nonfinite_parity.py.
 """
 import warnings
 

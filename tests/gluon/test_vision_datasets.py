@@ -1,6 +1,6 @@
 """gluon.data.vision datasets read from files the tests write: samples, defaults, and the
 errors for missing and damaged files. (Parity with MXNet's readers:
-tests/parity/test_vision_datasets_parity.py.)"""
+tests/parity/vision/test_vision_datasets_parity.py.)"""
 import gzip
 import inspect
 import os

@@ -1,6 +1,6 @@
 """gluon.data.vision.transforms: behaviour that parity with MXNet cannot show — seeding,
 parameter ranges, composition with datasets, autograd, and the documented divergences
-(docs/divergences.md). Pixel parity is in tests/parity/test_vision_parity.py."""
+(docs/divergences.md). Pixel parity is in tests/parity/vision/test_vision_parity.py."""
 import numpy as np
 import pytest
 

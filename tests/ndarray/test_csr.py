@@ -1,5 +1,5 @@
 """CSR arrays: construction and validation, rows, storage rules, dot and its gradients,
-files. (Values and errors against MXNet 1.9.1: tests/parity/test_sparse_parity.py.)"""
+files. (Values and errors against MXNet 1.9.1: tests/parity/ndarray/test_sparse_parity.py.)"""
 import copy
 import pickle
 import zipfile

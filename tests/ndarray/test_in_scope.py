@@ -1,5 +1,5 @@
 """The nd names and NDArray methods classroom code uses (issue 11), beyond what the parity
-suite (tests/parity/test_ops_parity.py) compares with MXNet 1.9.1 call by call."""
+suite (tests/parity/ndarray/test_ops_parity.py) compares with MXNet 1.9.1 call by call."""
 import numpy as np
 import pytest
 

@@ -1,4 +1,4 @@
-"""What the differential fuzz suite (tests/parity/test_ops_fuzz.py) found, pinned down as
+"""What the differential fuzz suite (tests/parity/ndarray/test_ops_fuzz.py) found, pinned down as
 MXNet 1.9.1 behaves, so that it holds without the oracle too."""
 import numpy as np
 import pytest

@@ -1,7 +1,8 @@
 """The operator table: generated functions, argument binding, parameter parsing, out=.
 
 MXNet's behaviour these tests pin (checked against MXNet 1.9.1) is quoted in each test;
-``tests/parity/test_op_registry_parity.py`` compares every declaration with MXNet's registry.
+``tests/parity/ndarray/test_op_registry_parity.py`` compares every declaration with
+MXNet's registry.
 """
 import inspect
 

@@ -1,6 +1,6 @@
 """``nd.RNN`` where MXNet 1.9.1's CPU operator cannot serve as the oracle
 (docs/divergences.md): variable sequence lengths, LSTM state clipping and the LSTM
-projection. The parity suite (tests/parity/ops_cases_nnops.py) holds everything else to
+projection. The parity suite (tests/parity/ndarray/ops_cases_nnops.py) holds everything else to
 MXNet's numbers; here the documented semantics are checked against their definitions.
 """
 import numpy as np

@@ -1,6 +1,7 @@
 """AdamW: the documented update rule, decoupled decay vs Adam's L2, bad input, schedules.
 
-Parity with MXNet 1.9.1's ``adamw_update`` operator is in tests/parity/test_adamw_parity.py.
+Parity with MXNet 1.9.1's ``adamw_update`` operator is in
+tests/parity/optimizer/test_adamw_parity.py.
 """
 import math
 

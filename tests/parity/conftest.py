@@ -1,63 +1,13 @@
 """The parity suites: the same cases on MXNet 1.9.1 (the oracle) and on gluonedu.
 
-Every suite runs its MXNet side once through :func:`harness.run_oracle` and compares
-gluonedu's results with it (oracle_io.py: the one format both sides exchange). This
-folder holds the shared harness (harness.py on the test side; oracle_main.py and
-oracle_io.py on the oracle's); the session fixture :func:`oracle` runs the optimizer
-and scheduler cases of :mod:`parity_cases` for both their suites at once.
+One folder per part of gluonedu (optimizer/, trainer/, kvstore/, ndarray/, gluon/, ...)
+holds its suites: each test file, its cases and drivers (code both sides run), and its
+oracle script (the MXNet side). Every suite runs its MXNet side once through
+:func:`harness.run_oracle`; this folder holds that harness: harness.py on the test side,
+oracle_main.py and oracle_io.py (the one format both sides exchange) on the oracle's.
 """
 import sys
 from pathlib import Path
 
-import numpy as np
-import pytest
-
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))  # the harness, for the suites and the oracle scripts alike
-
-import parity_cases  # noqa: E402
-from harness import oracle_case_arrays, run_oracle  # noqa: E402
-
-
-class OracleResults:
-    """What the oracle produced for the optimizer and scheduler cases: arrays by
-    ``"<case id>|<name>"``, its meta and errors; and the inputs it had."""
-
-    def __init__(self, results, meta, inputs):
-        self.results = results
-        self.meta = meta
-        self.errors = meta['errors']
-        self.inputs = inputs
-
-    def case_arrays(self, case_id):
-        """``{name: array}`` of one case; fails the test if MXNet raised on it."""
-        return oracle_case_arrays(self.results, self.meta, case_id)
-
-    def tolerance(self, dtype):
-        """(rtol, atol) for comparing arrays of ``dtype``.
-
-        float32: the project's parity bar (rtol 1e-5, atol 1e-6). float16: MXNet's own
-        test_utils defaults, as reported by the oracle (1e-2 / 1e-1 in MXNet 1.9.1).
-        """
-        name = np.dtype(dtype).name
-        if name == 'float16':
-            return (self.meta['default_rtols'].get('float16', 1e-2),
-                    self.meta['default_atols'].get('float16', 1e-1))
-        if name == 'float64':
-            return 1e-12, 0.0
-        return 1e-5, 1e-6
-
-
-def all_cases():
-    return {'optimizer_cases': parity_cases.optimizer_cases() + parity_cases.DIVERGENCE_CASES,
-            'scheduler_cases': parity_cases.scheduler_cases()}
-
-
-@pytest.fixture(scope='session')
-def oracle(tmp_path_factory):
-    """Run every optimizer and scheduler case on MXNet 1.9.1, once; an :class:`OracleResults`."""
-    cases = all_cases()
-    inputs = parity_cases.make_inputs(cases['optimizer_cases'])
-    results, meta = run_oracle(HERE / 'oracle_mxnet.py', tmp_path_factory.mktemp('mxnet_oracle'),
-                               cases=cases, inputs=inputs)
-    return OracleResults(results, meta, inputs)
+# The harness, importable by every suite's tests (the oracle's side gets it from oracle_main.py).
+sys.path.insert(0, str(Path(__file__).resolve().parent))

@@ -12,7 +12,7 @@
 * **clean**: anything else: MXNet's outcome, or a documented divergence from it.
 * **not compared**: MXNet 1.9.1 crashed (or hung) on the call.
 
-``python tests/parity/fuzz_table.py`` prints the table of both suites, per surface
+``python tests/parity/ndarray/fuzz_table.py`` prints the table of both suites, per surface
 (``GLUONEDU_MXNET_PYTHON`` names the oracle, as for the tests).
 """
 import collections
@@ -80,8 +80,10 @@ def _row(name, cells, width):
 
 def main():
     """Run both fuzz suites as their tests do and print the table."""
+    import sys
     import tempfile
 
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the parity harness
     import test_edges_fuzz
     import test_ops_fuzz
     with tempfile.TemporaryDirectory(prefix='fuzz-table-') as tmp:

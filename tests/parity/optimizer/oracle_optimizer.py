@@ -1,8 +1,8 @@
-"""The MXNet 1.9.1 side of the parity suite: run every case once, write the results.
+"""The MXNet 1.9.1 side of the optimizer and scheduler parity suites: every case once.
 
 Run by the reference interpreter (``.venv-mxnet/bin/python``, MXNet 1.9.1 + NumPy 1.23),
 never by the project's Python, and never importing gluonedu (``oracle_main.py
-oracle_mxnet.py``).
+oracle_optimizer.py``).
 
 The cases (:mod:`oracle_io`) are ``{"optimizer_cases": [...], "scheduler_cases": [...]}``
 (formats in :mod:`parity_driver`); the inputs the host-generated weights and gradients.
