@@ -71,14 +71,14 @@ def run_each(runs):
         try:
             out = run()
         except Exception as exc:  # recorded per case
-            errors[case_id] = error_record(exc)
+            errors[case_id] = _error_record(exc)
             continue
         for name, array in out.items():
             arrays['%s|%s' % (case_id, name)] = array
     return arrays, errors
 
 
-def error_record(exc):
+def _error_record(exc):
     """What the test side shows of an exception MXNet raised on a case."""
     return {'type': type(exc).__name__, 'message': str(exc)[-2000:],
             'traceback': traceback.format_exc(limit=6)}
