@@ -4,7 +4,7 @@ MXNet's ``mx.image.imresize`` (and through it the crops, the augmenters and the
 ``Resize``, ``CenterCrop``, ``CropResize`` and ``RandomResizedCrop`` transforms) calls
 OpenCV. To give MXNet's pixels, this module follows OpenCV's arithmetic step by step,
 including its fixed-point paths for 8-bit images and the order of its float additions;
-on the cases of tests/parity/test_vision_parity.py the results are bit-identical.
+on the cases of tests/parity/vision/test_vision_parity.py the results are bit-identical.
 
 Interpolation codes (OpenCV's):
 

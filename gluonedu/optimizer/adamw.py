@@ -8,7 +8,8 @@ with large gradients are decayed less. AdamW shrinks the weight directly instead
 
 MXNet 1.9.1 has no AdamW optimizer, only the operator ``mx.nd.contrib.adamw_update``
 (and ``mp_adamw_update`` for float16 weights with a float32 master copy); this optimizer
-is a gluonedu addition whose numbers are that operator's (tests/parity/test_adamw_parity.py).
+is a gluonedu addition whose numbers are that operator's
+(tests/parity/optimizer/test_adamw_parity.py).
 """
 import math
 from typing import NamedTuple

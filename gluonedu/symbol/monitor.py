@@ -6,8 +6,8 @@ where it declares none, ``input0``, ``input1``, ...; for an output, the declared
 name (``FListOutputNames``) or its index ``0``, ``1``, .... Which operators declare names
 is a fact of MXNet's registry, not of their symbols (``relu``'s symbol input is ``data``,
 its monitored input ``input0``): the tables below hold it, as MXNet 1.9.1 answers
-(tests/parity/test_op_hook_parity.py asks it). An operator absent from the tables is taken
-to name its inputs when it has several and its outputs by index, as most do.
+(tests/parity/gluon/test_op_hook_parity.py asks it). An operator absent from the tables
+is taken to name its inputs when it has several and its outputs by index, as most do.
 """
 __all__ = ['input_names', 'output_names']
 
