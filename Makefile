@@ -19,8 +19,8 @@
 #                 Unix user per line of ROSTER, each student's JupyterLab run as that user,
 #                 the course in the instructor's home and nbgrader's exchange (docs/hub.md)
 #   make hub-venv - the class environment (.venv-hub) `make hub` runs from, only
-#   make test-hub-ray - the class's shared Ray cluster on a hub (root; a minute, so not
-#                 in make test): two students' jobs at once, what a student cannot stop
+#   make test-hub-ray - notebook 12's Ray clusters on a hub (root; 2.5 minutes, so not
+#                 in make test): each student's own, the class's shared one, isolation
 #   make cuda-check - compile the optimizers' CUDA kernels and run them on the CPU (no GPU)
 #   make gpu-check - on a machine with a GPU: CuPy, the GPU tests and the GPU step benchmark
 #   make bench  - the step, conv and instrument-overhead benchmarks against MXNet 1.9.1
@@ -323,6 +323,7 @@ $(HUB_STAMP): pyproject.toml etc/hub/requirements.txt $(LAB_OVERRIDES) $(LAB_SER
 hub: $(HUB_STAMP)
 	$(HUB_VENV)/bin/python scripts/hub.py --roster $(ROSTER) --port $(HUB_PORT) --hub-dir $(HUB_DIR) $(HUB_ARGS)
 
-# The class's shared Ray cluster (tests/hub/test_hub_ray.py), as root.
+# Notebook 12's Ray clusters on a hub, as root: each user's own (the default,
+# tests/hub/test_hub_ray_per_user.py) and the class's shared one (tests/hub/test_hub_ray.py).
 test-hub-ray: $(STAMP) $(HUB_STAMP)
-	GLUONEDU_TEST_HUB_RAY=1 $(VENV_PYTHON) -m pytest tests/hub/test_hub_ray.py -n 0 $(PYTEST_ARGS)
+	GLUONEDU_TEST_HUB_RAY=1 $(VENV_PYTHON) -m pytest tests/hub/test_hub_ray_per_user.py tests/hub/test_hub_ray.py -n 0 $(PYTEST_ARGS)

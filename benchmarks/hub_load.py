@@ -384,7 +384,7 @@ def main(argv=None):
         the_hub = hub.prepare(hub.read_roster(work / 'roster.csv'), work / 'hub',
                               hub.free_port(), notebooks=[NOTEBOOK],
                               hub_venv=REPO / '.venv-hub',
-                              ray_user=None)   # 03 does not use the class's Ray cluster
+                              ray='none')   # 03 does not use Ray
         for name in the_hub.roster.students:
             settings = Path(pwd.getpwnam(name).pw_dir) / '.jupyter' / 'lab' / 'user-settings'
             for setting, value in LAB_SETTINGS.items():

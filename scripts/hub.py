@@ -19,12 +19,15 @@ It
   the class environment's Python (gluonedu installed once for all) — so that file
   permissions, not convention, keep each student's work and the instructor's answers
   to their owners;
-* starts one Ray cluster for the class (notebook 12's distributed training), its head
-  on 127.0.0.1 run as a system account of its own (``gluonedu-ray``: not root, no
-  student), and gives every user's server its address (``GLUONEDU_RAY_ADDRESS``), so
-  that ``mx.kv.local_cluster()`` joins it instead of starting a cluster per kernel.
-  Only the roster's users may connect (Ray's sockets are its group's, and a token
-  authenticates); what Ray does not keep apart is in docs/hub.md.
+* gives notebook 12's distributed training a Ray cluster to join
+  (``GLUONEDU_RAY_ADDRESS``), so that ``mx.kv.local_cluster()`` does not start one per
+  kernel. By default (``--ray per-user``) each user's server gets a cluster of its own,
+  started with the server and stopped with it, run as that user on 127.0.0.1, its files
+  in a folder only that user can open and a token of its own: every kernel of a student
+  shares it, and no other student can reach it. ``--ray shared`` starts one cluster for
+  the whole class instead, run as a system account (``gluonedu-ray``), which costs less
+  memory but keeps students apart only as far as Ray does (docs/hub.md: not for code
+  the students send to it); ``--ray none``: each kernel starts its own.
 
 Nothing here assumes it is alone on the machine: the hub's own ports are free ones, the
 public one is checked first, and each hub keeps its state in its own directory.
@@ -67,8 +70,12 @@ ROLES = ('instructor', 'student')
 NAME = re.compile(r'[a-z_][a-z0-9_-]{0,31}\Z')
 #: Accounts below this uid are the system's (root, daemons): never a member of a class.
 FIRST_PERSON_UID = 1000
-#: The system account the class's Ray cluster runs as; the roster's users join its group.
+#: The system account the class's Ray cluster runs as (``--ray shared``); the roster's
+#: users join its group.
 RAY_USER = 'gluonedu-ray'
+#: Where notebook 12's distributed training runs: a cluster per user's server, one for the
+#: class, or a cluster per kernel (``mx.kv.local_cluster()``'s own).
+RAY_MODES = ('per-user', 'shared', 'none')
 #: nbgrader checks the exchange's permission bits (rwx for everyone); the sticky bit on
 #: top keeps each course folder there renamable and removable by its owner only.
 EXCHANGE_MODE = 0o1777
@@ -344,6 +351,11 @@ class Hub:
         return 'http://%s:%d' % (HOST, self.settings['port'])
 
     @property
+    def ray_mode(self):
+        """Where notebook 12's training runs: one of :data:`RAY_MODES`."""
+        return self.settings.get('ray', {}).get('mode', 'none')
+
+    @property
     def ray_address(self):
         """The class's Ray cluster (``host:port``), or None if it has none."""
         return self.settings['environment'].get('GLUONEDU_RAY_ADDRESS')
@@ -356,7 +368,7 @@ class Hub:
         """Start the class's Ray cluster (unless it has none), then JupyterHub (and its
         proxy); JupyterHub's log goes to ``output`` (a file)."""
         check_port_free(self.settings['port'])
-        if self.settings.get('ray'):
+        if self.ray_mode == 'shared':
             self.ray = RayHead(self.settings['ray'], self.layout.state / 'ray.log')
             self.ray.start()
         env = {'PATH': self.settings['environment']['PATH'], 'LANG': 'C.UTF-8',
@@ -385,8 +397,8 @@ class Hub:
             time.sleep(0.3)
 
     def stop(self, timeout=60):
-        """Stop JupyterHub (it stops the users' servers and its proxy first), then the
-        class's Ray cluster."""
+        """Stop JupyterHub (it stops the users' servers, their Ray clusters and its
+        proxy first), then the class's Ray cluster, and any user's cluster left."""
         try:
             if self.process is not None and self.process.poll() is None:
                 self.process.send_signal(signal.SIGTERM)
@@ -398,28 +410,37 @@ class Hub:
         finally:
             if self.ray is not None:
                 self.ray.stop()
+            UserRayClusters.end_left(self.layout.state)
 
 
 class RayHead:
-    """The class's Ray cluster: one head on 127.0.0.1, run as its own system account.
+    """A Ray cluster of the hub: one head on 127.0.0.1, run as the account
+    ``settings['user']``, connections authenticated by ``settings['token']``.
 
     Its files are in a fresh directory under the system temp dir (short: Ray's socket
-    paths must be), open to the account's group only — the roster's users — and its
-    processes make files for that group (umask 007), so that a student's kernel can join
-    (Ray's drivers talk to the node through its sockets) while other accounts cannot.
-    Its processes run in a session of their own: stopping it ends them all."""
+    paths must be), inside which Ray makes its own (open to all). The class's cluster (``shared=True``, run as a system account) opens
+    it to the account's group — the roster's users — and its processes make files for
+    that group (umask 007), so that a student's kernel can join (Ray's drivers talk to
+    the node through its sockets). A user's own cluster (``shared=False``) opens it to
+    that user only (0700, umask 077). Its processes run in a session of their own:
+    stopping it ends them all."""
 
-    def __init__(self, settings, log_path):
+    def __init__(self, settings, log_path, shared=True):
         self.settings = settings
         self.log_path = log_path
+        self.shared = shared
         self.process = None
         self.temp_dir = None
+
+    @property
+    def address(self):
+        return '%s:%d' % (HOST, self.settings['port'])
 
     def start(self, timeout=120):
         account = pwd.getpwnam(self.settings['user'])
         self.temp_dir = tempfile.mkdtemp(prefix='gluonedu-hub-ray-')
         os.chown(self.temp_dir, account.pw_uid, account.pw_gid)
-        os.chmod(self.temp_dir, 0o750)
+        os.chmod(self.temp_dir, 0o750 if self.shared else 0o700)
         env = {'PATH': os.path.dirname(self.settings['ray']) + ':/usr/bin:/bin',
                'LANG': 'C.UTF-8', 'HOME': self.temp_dir, **RAY_ENVIRONMENT,
                'RAY_AUTH_MODE': 'token', 'RAY_AUTH_TOKEN': self.settings['token']}
@@ -431,60 +452,133 @@ class RayHead:
                  # Ray's head serves its API on a fixed port (8265) even without the
                  # dashboard: a free one, beside other hubs' and notebooks' clusters.
                  '--dashboard-port=%d' % free_port(),
-                 '--disable-usage-stats', '--temp-dir=%s' % self.temp_dir],
+                 # Ray opens its own folder to everyone (0777): it lives inside ours.
+                 '--disable-usage-stats', '--temp-dir=%s' % os.path.join(self.temp_dir, 'r')],
                 cwd=self.temp_dir, env=env, stdin=subprocess.DEVNULL, stdout=log,
                 stderr=subprocess.STDOUT, user=account.pw_uid, group=account.pw_gid,
-                extra_groups=[], umask=0o007, start_new_session=True)
+                extra_groups=[], umask=0o007 if self.shared else 0o077,
+                start_new_session=True)
         deadline = time.monotonic() + timeout
         while 'Ray runtime started' not in self.log_path.read_text(errors='replace'):
             if self.process.poll() is not None or time.monotonic() > deadline:
                 self.stop()
-                raise HubError("the class's Ray cluster did not start (%s); its log, %s, "
-                               'says why' % ('it exited with code %d' % self.process.returncode
+                raise HubError("the Ray cluster of %s did not start (%s); its log, %s, "
+                               'says why' % (self.settings['user'],
+                                             'it exited with code %d' % self.process.returncode
                                              if self.process.returncode is not None else
                                              'not within %d s' % timeout, self.log_path))
             time.sleep(0.3)
 
     def pids(self):
         """The processes of the cluster (its session's), now."""
-        import psutil
-        session = self.process.pid
-        pids = []
-        for proc in psutil.process_iter():
-            try:
-                if os.getsid(proc.pid) == session:
-                    pids.append(proc.pid)
-            except OSError:     # gone
-                continue
-        return pids
+        return session_pids(self.process.pid)
 
     def stop(self):
         """End every process of the cluster and remove its files."""
-        import psutil
         if self.process is not None:
-            for sig in (signal.SIGTERM, signal.SIGKILL):
-                procs = []
-                for pid in self.pids():
-                    try:
-                        os.kill(pid, sig)
-                        procs.append(psutil.Process(pid))
-                    except (OSError, psutil.Error):
-                        continue
-                _, alive = psutil.wait_procs(procs, timeout=10)
-                if not alive:
-                    break
+            end_session(self.process.pid)
             self.process.wait()
         if self.temp_dir is not None:
             shutil.rmtree(self.temp_dir, ignore_errors=True)
             self.temp_dir = None
 
+    def client_environment(self):
+        """What a user's server and kernels need to join this cluster."""
+        return dict(RAY_DRIVER_ENVIRONMENT, GLUONEDU_RAY_ADDRESS=self.address,
+                    RAY_AUTH_MODE='token', RAY_AUTH_TOKEN=self.settings['token'])
+
+
+def session_pids(session):
+    """The processes of the session ``session``, now."""
+    import psutil
+    pids = []
+    for proc in psutil.process_iter():
+        try:
+            if os.getsid(proc.pid) == session:
+                pids.append(proc.pid)
+        except OSError:     # gone
+            continue
+    return pids
+
+
+def end_session(session):
+    """End every process of the session ``session`` (SIGTERM, then SIGKILL)."""
+    import psutil
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        procs = []
+        for pid in session_pids(session):
+            try:
+                os.kill(pid, sig)
+                procs.append(psutil.Process(pid))
+            except (OSError, psutil.Error):
+                continue
+        _, alive = psutil.wait_procs(procs, timeout=10)
+        if not alive:
+            return
+
+
+class UserRayClusters:
+    """Each user's own Ray cluster (``--ray per-user``), started with the user's server
+    and stopped with it: the hub's ``Spawner.pre_spawn_hook`` and ``post_stop_hook``.
+
+    The cluster runs as the user, on 127.0.0.1 and free ports, its files in a folder only
+    the user can open, connections authenticated by a token of its own. The server (its
+    kernels and terminals) gets the address and the token in its environment, which only
+    its owner can read; another user can neither join the cluster nor signal its
+    processes. Each running cluster is listed in the hub's state directory, so that a
+    hub stopped without running its hooks still ends them (:meth:`end_left`).
+    """
+
+    def __init__(self, settings):
+        self.ray = settings['ray']['ray']
+        self.state = Path(settings['state'])
+        self.heads = {}
+
+    def _listing(self, name):
+        return self.state / ('ray-%s.json' % name)
+
+    async def start(self, spawner):
+        """Start ``spawner``'s user's cluster and give the server its address."""
+        import asyncio
+        name = spawner.user.name
+        await self.stop(spawner)        # a server started again gets a fresh cluster
+        head = RayHead({'user': name, 'port': free_port(), 'token': secrets.token_hex(32),
+                        'ray': self.ray}, self.state / ('ray-%s.log' % name), shared=False)
+        await asyncio.to_thread(head.start)
+        self.heads[name] = head
+        _write(self._listing(name), json.dumps({'session': head.process.pid,
+                                                'temp_dir': head.temp_dir}), mode=0o600)
+        spawner.environment = dict(spawner.environment, **head.client_environment())
+        spawner.log.info('the Ray cluster of %s runs at %s', name, head.address)
+
+    async def stop(self, spawner):
+        """Stop ``spawner``'s user's cluster, if it runs."""
+        import asyncio
+        head = self.heads.pop(spawner.user.name, None)
+        if head is not None:
+            await asyncio.to_thread(head.stop)
+            self._listing(spawner.user.name).unlink(missing_ok=True)
+            spawner.log.info('the Ray cluster of %s has stopped', spawner.user.name)
+
+    @staticmethod
+    def end_left(state):
+        """End the users' clusters that a hub in ``state`` left running."""
+        for listing in Path(state).glob('ray-*.json'):
+            left = json.loads(listing.read_text())
+            end_session(left['session'])
+            shutil.rmtree(left['temp_dir'], ignore_errors=True)
+            listing.unlink()
+
 
 def prepare(roster, hub_dir=DEFAULT_HUB_DIR, port=DEFAULT_PORT, exchange=None,
-            notebooks=None, hub_venv=REPO / '.venv-hub', ray_user=RAY_USER):
+            notebooks=None, hub_venv=REPO / '.venv-hub', ray='per-user', ray_user=RAY_USER):
     """Make the users, the exchange, the course and the configuration of a hub; returns
     the :class:`Hub`, not started. ``notebooks``: the course's assignments (default:
-    the curriculum), generated only when the instructor has no course yet. ``ray_user``:
-    the system account of the class's Ray cluster (None: no shared cluster)."""
+    the curriculum), generated only when the instructor has no course yet. ``ray``: one
+    of :data:`RAY_MODES`; ``ray_user``: the system account of the class's cluster
+    (``ray='shared'``)."""
+    if ray not in RAY_MODES:
+        raise HubError('--ray must be one of %s, not %r' % (', '.join(RAY_MODES), ray))
     if os.geteuid() != 0:
         raise HubError('the hub runs each user\'s server as that Unix user, and creates the '
                        'accounts: run it as root (sudo make hub)')
@@ -518,10 +612,11 @@ def prepare(roster, hub_dir=DEFAULT_HUB_DIR, port=DEFAULT_PORT, exchange=None,
 
     passwords = {name: password for name in roster.users
                  if (password := ensure_user(name)) is not None}
-    if ray_user is not None:
-        settings['ray'] = {'user': ray_user, 'port': free_port(),
-                           'token': secrets.token_hex(32),
+    if ray != 'none':
+        settings['ray'] = {'mode': ray, 'scripts': str(SCRIPTS),
                            'ray': _tool(hub_venv / 'bin' / 'ray', "Ray, gluonedu's dist extra")}
+    if ray == 'shared':
+        settings['ray'].update(user=ray_user, port=free_port(), token=secrets.token_hex(32))
         ensure_system_user(ray_user)
         group = primary_group(ray_user)
         for name in roster.users:      # Ray's sockets are the group's: the class may join
@@ -554,10 +649,8 @@ def prepare(roster, hub_dir=DEFAULT_HUB_DIR, port=DEFAULT_PORT, exchange=None,
         # The class shares the server's cores: one BLAS thread a kernel (the notebooks'
         # stored numbers were computed so, too).
         'OPENBLAS_NUM_THREADS': '1'}
-    if ray_user is not None:
-        settings['environment'].update(
-            RAY_DRIVER_ENVIRONMENT, GLUONEDU_RAY_ADDRESS='127.0.0.1:%d' % settings['ray']['port'],
-            RAY_AUTH_MODE='token', RAY_AUTH_TOKEN=settings['ray']['token'])
+    if ray == 'shared':
+        settings['environment'].update(RayHead(settings['ray'], None).client_environment())
     settings['config_path'] = {
         role: os.pathsep.join(str(layout.config / d) for d in (role, 'common'))
         for role in ROLES}
@@ -587,12 +680,13 @@ def main(argv=None):
     parser.add_argument('--exchange', type=Path,
                         help="an existing nbgrader exchange (default: the hub directory's)")
     parser.add_argument('--hub-venv', type=Path, default=REPO / '.venv-hub')
+    parser.add_argument('--ray', choices=RAY_MODES, default='per-user',
+                        help="notebook 12's Ray cluster: one per user's server, run as "
+                             'that user (the default); one for the class, run as '
+                             '--ray-user; or none (each kernel starts its own)')
     parser.add_argument('--ray-user', default=RAY_USER,
-                        help="the system account the class's Ray cluster runs as, made if "
-                             'missing (default: %(default)s)')
-    parser.add_argument('--no-ray', action='store_true',
-                        help="no shared Ray cluster (each kernel's local_cluster() starts "
-                             'its own)')
+                        help="the system account the class's Ray cluster runs as with "
+                             '--ray shared, made if missing (default: %(default)s)')
     args = parser.parse_args(argv)
     # Stopped by a signal (make's, a service manager's): stop the hub too.
     signal.signal(signal.SIGTERM, signal.default_int_handler)
@@ -601,14 +695,15 @@ def main(argv=None):
     try:
         roster = read_roster(args.roster)
         hub = prepare(roster, args.hub_dir, args.port, args.exchange, args.notebooks,
-                      args.hub_venv, None if args.no_ray else args.ray_user)
+                      args.hub_venv, args.ray, args.ray_user)
         hub.start()
         hub.wait_ready()
         print('the hub is ready at %s/ (%.1f s): instructor %s, %d students%s%s; stop it '
               'with Ctrl-C' % (hub.url, time.monotonic() - started, roster.instructor,
                                len(roster.students),
-                               "; the class's Ray cluster at %s" % hub.ray_address
-                               if hub.ray else '',
+                               {'per-user': "; a Ray cluster for each user's server",
+                                'shared': "; the class's Ray cluster at %s" % hub.ray_address,
+                                'none': ''}[hub.ray_mode],
                                '; first passwords of the accounts made now: %s (root only)'
                                % hub.layout.passwords if hub.passwords else ''), flush=True)
         hub.process.wait()

@@ -46,3 +46,25 @@ def _config_path(spawner):
 
 
 c.Spawner.environment = dict(settings['environment'], JUPYTER_CONFIG_PATH=_config_path)
+
+# Notebook 12's Ray cluster: with --ray per-user (the default), each user's server gets
+# a cluster of its own, run as that user, started before the server and stopped after it
+# (scripts/hub.py, UserRayClusters). With --ray shared, the class's one cluster is already
+# in every server's environment above.
+if settings.get('ray', {}).get('mode') == 'per-user':
+    import sys
+    sys.path.insert(0, settings['ray']['scripts'])
+    from hub import UserRayClusters
+
+    clusters = UserRayClusters(settings)
+
+    # Functions, not the object's bound methods: each spawner gets a deep copy of its
+    # configured values, and a bound method's copy would carry a copy of the clusters.
+    async def start_ray(spawner):
+        await clusters.start(spawner)
+
+    async def stop_ray(spawner):
+        await clusters.stop(spawner)
+
+    c.Spawner.pre_spawn_hook = start_ray
+    c.Spawner.post_stop_hook = stop_ray

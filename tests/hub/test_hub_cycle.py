@@ -184,7 +184,7 @@ def a_class(requests_module):
         made = [instructor, *students]
         the_hub = hub.prepare(hub.read_roster(roster), work / 'hub', hub.free_port(),
                               notebooks=[NOTEBOOK], hub_venv=HUB_VENV,
-                              ray_user=None)   # the shared Ray cluster: test_hub_ray.py
+                              ray='none')   # the Ray clusters: test_hub_ray.py
         with open(log_path, 'w') as log:
             the_hub.start(log)
         the_hub.wait_ready()

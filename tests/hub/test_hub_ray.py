@@ -88,7 +88,7 @@ def ray_class():
         made = [instructor, *students, ray_user]    # the Ray account's group last
         the_hub = hub.prepare(hub.read_roster(roster), work / 'hub', hub.free_port(),
                               notebooks=[REPO / 'notebooks' / '03_momentum.ipynb'],
-                              hub_venv=HUB_VENV, ray_user=ray_user)
+                              hub_venv=HUB_VENV, ray='shared', ray_user=ray_user)
         with open(work / 'jupyterhub.log', 'w') as log:
             the_hub.start(log)
         the_hub.wait_ready()

@@ -88,3 +88,14 @@ def test_the_command_says_what_is_wrong_before_it_makes_anything(tmp_path):
     assert result.stderr.startswith("error: the roster %s, line 4: 't' is listed twice"
                                     % (tmp_path / 'roster.csv'))
     assert not (tmp_path / 'hub').exists()
+
+
+def test_an_unknown_ray_mode_is_refused_before_anything_is_made(tmp_path):
+    roster = hub.read_roster(_roster(tmp_path, 't,instructor\ns,student\n'))
+    with pytest.raises(hub.HubError, match="--ray must be one of per-user, shared, none, "
+                                           "not 'per-kernel'"):
+        hub.prepare(roster, tmp_path / 'hub', ray='per-kernel')
+    assert not (tmp_path / 'hub').exists()
+    result = subprocess.run([sys.executable, str(REPO / 'scripts' / 'hub.py'), '--ray', 'all'],
+                            capture_output=True, text=True)
+    assert result.returncode == 2 and "invalid choice: 'all'" in result.stderr
