@@ -25,7 +25,7 @@ from . import kvstore as kv
 from . import gluon
 from . import contrib
 from . import metric
-from . import data
+from . import toy_data as data   # mx.data: the seeded teaching sets (not MXNet's)
 from . import image
 from . import image as img
 from . import io

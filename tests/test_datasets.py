@@ -1,4 +1,4 @@
-"""gluonedu.data: the seeded synthetic teaching sets and the bundled digits."""
+"""gluonedu.toy_data (mx.data): the seeded synthetic teaching sets and the bundled digits."""
 import numpy as np
 import pytest
 

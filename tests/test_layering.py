@@ -26,7 +26,7 @@ LAYERS = (
     ('_backend',),
     ('context',),
     ('ndarray',),
-    ('autograd', 'initializer', 'random', 'test_utils_numeric', 'io', 'metric', 'data'),
+    ('autograd', 'initializer', 'random', 'test_utils_numeric', 'io', 'metric', 'toy_data'),
     ('symbol', 'image', 'test_utils', 'lr_scheduler'),
     ('optimizer',),
     ('kvstore',),

@@ -2,7 +2,7 @@
 read from local files, image transforms).
 
 (MXNet's ``RecordFileDataset`` is not provided; small teaching data sets that need no
-files live in :mod:`gluonedu.data`.)
+files live in :mod:`gluonedu.toy_data`, ``mx.data``.)
 """
 from .dataset import Dataset, SimpleDataset, ArrayDataset
 from .sampler import Sampler, SequentialSampler, RandomSampler, FilterSampler, BatchSampler

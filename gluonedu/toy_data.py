@@ -1,4 +1,4 @@
-"""Small, seeded data sets for teaching (``mx.data``; not part of MXNet).
+"""Small, seeded data sets for teaching (``mx.data``, this module; not part of MXNet).
 
 Every function returns NumPy arrays on the host, float32 features and float32 targets,
 and is deterministic given ``seed`` (``seed=None`` draws fresh randomness). Targets of
