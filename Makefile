@@ -185,7 +185,8 @@ docs: $(STAMP)
 
 # The optimizers' CUDA kernels, translated from their Python rules, compiled by NVRTC (a
 # wheel of the test extra) for sm_80 and sm_90 and run on the CPU (the system's C++
-# compiler) against those rules, without a GPU or a CUDA toolkit; `make test` runs it too.
+# compiler) against those rules and the numba path, without a GPU or a CUDA toolkit;
+# `make test` runs it too.
 cuda-check: $(STAMP)
 	$(VENV_PYTHON) -m pytest -n 0 -v -rs tests/optimizer/test_cuda_kernels_compile.py
 

@@ -9,11 +9,12 @@ have. Here each kernel is wrapped as CuPy wraps it (its preamble first; the inpu
 to the element, one thread per element), each in a namespace of its own (CuPy compiles
 each kernel alone), and the whole set is compiled by NVRTC — CuPy's own compiler, from the
 ``nvidia-cuda-nvrtc-cu12`` wheel of the test extra — for sm_80 (A100) and sm_90 (H100), to
-machine code, with ``--fmad=false`` as the backend compiles them, and no warning allowed. The same
-kernels, as a loop on the CPU compiled by the system's C++ compiler (no contraction
-either), run on random inputs — and on gradients holding NaN and ±Inf — and give bit for
-bit the float32 values of the Python rule applied element by element. Skipped, naming
-why, where the NVRTC wheel or a C++ compiler is missing.
+machine code, with ``--fmad=false`` as the backend compiles them, and no warning
+allowed. The same kernels, as a loop on the CPU compiled by the system's C++ compiler (no
+contraction either), run on random inputs — and on gradients holding NaN and ±Inf — and
+give bit for bit the float32 values of the Python rule applied element by element, and
+those of the numba path's loop (where numba is installed). Skipped, naming why, where the
+NVRTC wheel or a C++ compiler is missing.
 """
 import ctypes
 import importlib.util
