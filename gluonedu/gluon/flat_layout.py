@@ -9,8 +9,8 @@
   again when a parameter's arrays are replaced) and hands it to its Updaters, which run
   the optimizer's kernels on those buffers, and to its KVStore, which reduces the
   gradients — and, with updates on the store, runs the same kernels — on them
-  (``KVStore.allreduce_flat``): one array operation per context and step instead of
-  one per parameter, from the first step on.
+  (``allreduce_flat``, which every store has: a local store does one array operation
+  per context and step instead of one per parameter, from the first step on).
 """
 from .. import optimizer as opt
 from ..optimizer.flat import FlatGroup

@@ -575,9 +575,9 @@ class Trainer:
     def _allreduce_grads(self, layout=None):
         if not self._kvstore:
             return  # one context: nothing to reduce
-        if layout is not None and isinstance(self._kvstore, kvs.KVStore):
-            # The store reduces (and, on the store, updates) the flat buffers: one
-            # array operation per context and dtype.
+        if layout is not None:
+            # All gradients dense, laid out flat: the store reduces (and, on the store,
+            # updates) them per dtype, at once where it can (KVStoreBase.allreduce_flat).
             for groups in layout.by_dtype:
                 self._kvstore.allreduce_flat(groups, update=bool(self._update_on_kvstore))
             return

@@ -48,6 +48,32 @@ class KVStoreBase:
         (into ``value`` itself when ``out`` is None)."""
         raise NotImplementedError()
 
+    def allreduce_flat(self, groups, update=False):
+        """(gluonedu) Push the gradients that ``groups`` hold and pull the result back: a
+        pushpull of each of their keys, as the Trainer's step does.
+
+        ``groups``: :class:`~gluonedu.optimizer.flat.FlatGroup` objects, one per device,
+        laying out the same keys (``group.indices``, initialised in this store) alike,
+        dense — the Trainer's flat layout. ``update=False``: each group's gradients
+        receive the sum. ``update=True`` (the store runs the optimizer): each group's
+        weights receive the updated weights.
+
+        This default pushes and pulls key by key (all keys in one call where the store
+        sends them all before awaiting any answer, ``overlaps_keys``); a store may
+        instead work on the flat buffers at once (the local stores do).
+        """
+        keys = list(groups[0].indices)
+        grads = [[g.grads[j] for g in groups] for j in range(len(keys))]
+        weights = [[g.weights[j] for g in groups] for j in range(len(keys))]
+        if self.overlaps_keys:
+            self.pushpull(keys, grads, out=weights if update else grads)
+            return
+        for key, grad_list, weight_list in zip(keys, grads, weights):
+            if update:
+                self.pushpull(key, grad_list, out=weight_list)
+            else:
+                self.pushpull(key, grad_list)
+
     def set_optimizer(self, optimizer):
         """Run ``optimizer`` on the store: pushes then update the stored weights."""
         raise NotImplementedError()

@@ -61,7 +61,7 @@ from ..instrument.events import BUS
 from ..ndarray import NDArray
 from ..files import atomic_write
 from ..ndarray.sparse import RowSparseNDArray
-from ..optimizer.flat import FlatGroup, FlatReduction, sum_and_copy
+from ..optimizer.flat import CPU_REDUCER, LEFT_TO_RIGHT, FlatGroup, StoreSum, sum_in_order
 from ..optimizer.serialization import loads_states
 from ..optimizer.updater import state_mismatch, state_template
 from .base import KVStoreBase, check_push_storage, optimizer_capability
@@ -77,6 +77,11 @@ def _nbytes(value):
     if isinstance(value, RowSparseNDArray):
         return value.data.handle.nbytes + value.indices.handle.nbytes
     return value.size * np.dtype(value.dtype).itemsize
+
+
+def _shared_memory(a, b):
+    """Whether contexts ``a`` and ``b`` address the same memory (the host's, or one GPU's)."""
+    return a == b or (a.device_type != 'gpu' and b.device_type != 'gpu')
 
 
 def _host_or_copy(raw, src, dst):
@@ -231,31 +236,15 @@ class KVStore(KVStoreBase):
         dtype = np.dtype(stored.dtype)
         if all(v.stype == 'row_sparse' for v in values):
             return self._sum_row_sparse(values, home, dtype)
-        xp = _backend.array_module(stored.context)
         moved = [v.as_in_context(home).tostype('default').handle.astype(dtype, copy=False)
                  for v in values]
-        return NDArray(self._sum_dense(xp, moved, dtype), home)
+        return NDArray(sum_in_order(moved, self._sum_order()), home)
 
-    def _sum_dense(self, xp, arrays, dtype, out=None):
-        """The sum of ``arrays`` in this store's order (into ``out``, if given)."""
-        if out is None:
-            total = arrays[0].astype(dtype, copy=True)
-        else:
-            total = out
-            if out is not arrays[0]:
-                total[...] = arrays[0]
+    def _sum_order(self):
+        """The order this store adds dense values in (:mod:`gluonedu.optimizer.flat`)."""
         if self._sums_on_device or self._compression is not None:
-            for a in arrays[1:]:
-                total += a
-            return total
-        # MXNet's CPU reducer: the first value plus the others in groups of four.
-        for start in range(1, len(arrays), 4):
-            group = arrays[start:start + 4]
-            partial = group[0].copy()
-            for a in group[1:]:
-                partial += a
-            total += partial
-        return total
+            return LEFT_TO_RIGHT
+        return CPU_REDUCER
 
     @staticmethod
     def _sum_row_sparse(values, home, dtype):
@@ -299,8 +288,10 @@ class KVStore(KVStoreBase):
             raise AssertionError("allreduce_flat(update=True) needs an optimizer on the "
                                  "store: call set_optimizer(optimizer) first")
         flat = self._flat_copy(keys, groups[0])
-        if flat is None or any(g.indices != keys for g in groups):
-            self._allreduce_by_key(groups, update)
+        if flat is None or any(g.indices != keys for g in groups) or \
+                (update and not hasattr(self._updater, 'update_reduced')):
+            # (an updater function set with _set_updater takes one key at a time)
+            super().allreduce_flat(groups, update)
             return
         values = [g.grad for g in groups]
         if self._compression is not None:   # on each device, as pushes are
@@ -308,48 +299,22 @@ class KVStore(KVStoreBase):
             values = [self._compression.quantize_flat(keys, i, NDArray(g.grad, g.context),
                                                       shapes) for i, g in enumerate(groups)]
         values = [_host_or_copy(v, g.context, flat.context) for v, g in zip(values, groups)]
-        if update and self._reduces_in_update(groups, flat):
-            # Reduce, update and broadcast in one pass (FlatReduction: the sum is ours,
-            # left to right, only where that is this store's order).
-            self._updater.update_reduced(flat, FlatReduction(
-                values, [g.weight for g in groups],
-                lambda: self._sum_dense(flat.xp, values, flat.grad.dtype, out=flat.grad)))
-            targets = []
-        elif update:
-            self._sum_dense(flat.xp, values, flat.grad.dtype, out=flat.grad)
-            self._updater(list(keys), flat.grads, flat.weights)
-            targets = [g.weight for g in groups]
-        elif self._host_left_to_right(groups, flat):
-            # Sum, keep (the store's copy) and broadcast in one pass over memory.
-            sum_and_copy(values, [flat.weight] + [g.grad for g in groups], flat)
-            targets = []
-        elif values[0] is groups[0].grad:
-            # The first device's gradient becomes the sum (it is pulled back there
-            # anyway); the store's copy and the other devices receive it.
-            self._sum_dense(flat.xp, values, flat.weight.dtype, out=values[0])
-            flat.weight[...] = values[0]
-            targets = [g.grad for g in groups[1:]]
-        else:
-            self._sum_dense(flat.xp, values, flat.weight.dtype, out=flat.weight)
-            targets = [g.grad for g in groups]
-        for target, g in zip(targets, groups[len(groups) - len(targets):]):
+        # The sum is declared (StoreSum): the devices whose memory is the store's receive
+        # the result in the pass that computes it; the others get a copy afterwards.
+        near = [g for g in groups if _shared_memory(g.context, flat.context)]
+        far = [g for g in groups if not _shared_memory(g.context, flat.context)]
+        if update:
+            self._updater.update_reduced(flat, StoreSum(values, self._sum_order(),
+                                                        [g.weight for g in near]))
+            targets = [g.weight for g in far]
+        else:   # the store keeps the sum as the keys' values
+            StoreSum(values, self._sum_order(),
+                     [flat.weight] + [g.grad for g in near]).write(flat)
+            targets = [g.grad for g in far]
+        for target, g in zip(targets, far):
             target[...] = _host_or_copy(flat.weight, flat.context, g.context)
         if BUS.active:
             self._emit_flat(keys, groups, flat)
-
-    def _reduces_in_update(self, groups, flat):
-        """Whether the store's updater takes the reduction into its update's pass
-        (``update_reduced``)."""
-        return hasattr(self._updater, 'update_reduced') and \
-            self._host_left_to_right(groups, flat)
-
-    def _host_left_to_right(self, groups, flat):
-        """Whether all devices' memory is the host's and this store sums left to right
-        ('device', compressed values, or two devices): then one pass over memory may
-        reduce (and update, and broadcast)."""
-        return (all(g.context.device_type != 'gpu' for g in groups) and
-                flat.context.device_type != 'gpu' and
-                (self._sums_on_device or self._compression is not None or len(groups) <= 2))
 
     def _flat_copy(self, keys, like):
         """The store's copies of ``keys`` laid out as ``like`` (a FlatGroup: their values
@@ -369,11 +334,6 @@ class KVStore(KVStoreBase):
         if hasattr(self._updater, 'use_flat_groups'):
             self._updater.use_flat_groups(list(self._flat.values()))
         return flat
-
-    def _allreduce_by_key(self, groups, update):
-        for j, key in enumerate(groups[0].indices):
-            grads = [g.grads[j] for g in groups]
-            self.pushpull(key, grads, out=[g.weights[j] for g in groups] if update else None)
 
     def _emit_flat(self, keys, groups, flat):
         """The kv_push and kv_pull events of each key, as its pushpull emits them."""

@@ -11,6 +11,7 @@ import numpy as np
 from .. import _backend
 from ..base import MXNetError
 from ..ndarray import NDArray
+from .base import KVStoreBase
 from .local import KVStore
 
 __all__ = ['NCCLKVStore', 'nccl_module']
@@ -111,7 +112,7 @@ class NCCLKVStore(KVStore):
 
     def allreduce_flat(self, groups, update=False):
         """As ``KVStore.allreduce_flat``, key by key: NCCL reduces each key's arrays."""
-        self._allreduce_by_key(groups, update)
+        KVStoreBase.allreduce_flat(self, groups, update)
 
     def set_gradient_compression(self, compression_params):
         raise MXNetError("gradient compression is not supported for a 'nccl' kvstore; use "

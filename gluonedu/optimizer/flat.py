@@ -21,42 +21,24 @@ Views stay valid while nobody replaces the arrays. ``Parameter.set_data`` writes
 place (fine); ``reset_ctx``, ``cast`` and ``load_states`` make new arrays: whoever holds
 a group checks :meth:`FlatGroup.is_current` (an identity check per array) and builds it
 again from the new arrays.
+
+A store that reduces flat gradients declares its sum as a :class:`StoreSum` (the parts,
+the order it adds them in, where the result goes) instead of computing it; the sum in a
+declared order is computed in one place, :func:`sum_in_order`.
 """
+from dataclasses import dataclass
+
 import numpy as np
 
 from .. import _backend
 from ..ndarray.ndarray import holds_handles, rebind_count, set_handle
 
-__all__ = ['FlatGroup', 'FlatReduction', 'CHUNK', 'flatten', 'sum_and_copy']
+__all__ = ['FlatGroup', 'StoreSum', 'CHUNK', 'LEFT_TO_RIGHT', 'CPU_REDUCER', 'flatten',
+           'sum_in_order']
 
 #: Largest chunk of a parallel loop (elements): big enough to stream, small enough to
 #: balance two or more threads over a few large parameters.
 CHUNK = 1 << 16
-
-
-def sum_and_copy(parts, outs, group):
-    """Write ``parts[0] + parts[1] + ...`` — element by element, left to right, in their
-    dtype — into every buffer of ``outs``: a store's all-reduce.
-
-    ``parts`` and ``outs`` are flat buffers of ``group``'s size and dtype; a part may
-    also be an out (it is read before it is written), but ``outs[0]`` must not be a later
-    part. Host float32/float64 buffers take one parallel pass over memory (numba, over
-    the group's chunks); others are summed with their array module, then copied.
-    """
-    from .. import _numba
-    from ._fused import numba_backend   # the fast path's backend, if installed
-    if _numba.available() and all(
-            type(a) is np.ndarray and a.dtype == parts[0].dtype and a.flags.c_contiguous
-            for a in (*parts, *outs)) and parts[0].dtype in (np.float32, np.float64):
-        numba_backend.sum_and_copy(parts, outs, group.chunk_lo, group.chunk_hi)
-        return
-    total = outs[0]
-    if total is not parts[0]:
-        total[...] = parts[0]
-    for part in parts[1:]:
-        total += part
-    for out in outs[1:]:
-        out[...] = total
 
 
 def flatten(xp, arrays, dtype, offsets):
@@ -193,54 +175,113 @@ class FlatGroup:
         return hit
 
 
-class FlatReduction:
-    """A gradient still to be summed, and where the updated weights go: what a KVStore
-    hands its updater so that reduce, update and broadcast can be one pass over memory
-    (:meth:`~gluonedu.optimizer._fused.FusedUpdater.update_reduced`, docs/fused.md).
+# ---------------------------------------------------------------------- a store's sum
+#: The orders in which a store adds its devices' values (``StoreSum.order``), element by
+#: element in their dtype. ``((p0 + p1) + p2) + ...``: the 'device' store, and every
+#: store's compressed values.
+LEFT_TO_RIGHT = 'left to right'
+#: MXNet's CPU reducer (the 'local' store): the first value, plus the others summed in
+#: groups of four, ``p0 + (((p1 + p2) + p3) + p4) + (((p5 + p6) + p7) + p8) + ...``.
+CPU_REDUCER = 'first, then groups of four'
 
-    The gradient of the update is the sum of ``parts``, taken element by element left
-    to right in their dtype, ``((p0 + p1) + p2) + ...`` — a store hands a reduction over
-    only where that is its own order. A fused pass reads the parts, sums them, updates
-    and writes the new weights into every buffer of ``copies``, never writing the sum
-    anywhere. Wherever a pass cannot (another backend, norms to measure, a second
-    kernel that reads the gradient), :meth:`sum` has the store write the sum into the
-    updater's gradient buffer first, in the store's own code, and the updater copies the
-    weights after the step.
+
+def _check_order(order):
+    if order not in (LEFT_TO_RIGHT, CPU_REDUCER):
+        raise ValueError("unknown order of a sum %r; use flat.LEFT_TO_RIGHT or "
+                         "flat.CPU_REDUCER" % (order,))
+
+
+def sum_in_order(parts, order, out=None):
+    """The sum of the arrays ``parts`` in ``order`` (:data:`LEFT_TO_RIGHT` or
+    :data:`CPU_REDUCER`), written into ``out`` (which may be ``parts[0]``; a new array
+    if None) and returned.
+
+    The one place where a store's sum is computed; a fused pass that takes a
+    :class:`StoreSum` over compiles the same left-to-right sum into its loop.
+    """
+    _check_order(order)
+    if out is None:
+        total = parts[0].copy()
+    else:
+        total = out
+        if total is not parts[0]:
+            total[...] = parts[0]
+    if order == LEFT_TO_RIGHT:
+        for part in parts[1:]:
+            total += part
+        return total
+    for start in range(1, len(parts), 4):
+        group = parts[start:start + 4]
+        partial = group[0].copy()
+        for part in group[1:]:
+            partial += part
+        total += partial
+    return total
+
+
+@dataclass(frozen=True, eq=False)
+class StoreSum:
+    """A store's sum of its devices' flat gradients, declared: what a KVStore hands over
+    instead of summing them itself (``allreduce_flat``, docs/fused.md).
+
+    The store says what it sums and in which order, and where the result goes; whoever
+    runs it decides how. An all-reduce (:meth:`write`) and a FusedUpdater's step
+    (:meth:`~gluonedu.optimizer._fused.FusedUpdater.update_reduced`) compute it in one
+    pass over memory where the backend can compile the order into its loop (numba: the
+    left-to-right sum, host buffers); everywhere else :meth:`sum_into` computes the sum
+    in the declared order first. The numbers are the same either way.
 
     Parameters
     ----------
-    parts : sequence of arrays
-        The devices' flat gradients (host arrays of the group's size and dtype), in the
-        store's order.
-    copies : sequence of arrays
-        Flat buffers (host arrays of the same size and dtype) that receive the updated
-        weights.
-    sum_into_grad : callable
-        ``sum_into_grad()`` writes the sum of ``parts`` into the updater's gradient buffer
-        (the store's reduction).
+    parts : tuple of arrays
+        The devices' flat gradients (of one size and dtype, in the store's memory), in
+        the store's order.
+    order : str
+        :data:`LEFT_TO_RIGHT` or :data:`CPU_REDUCER`.
+    copies : tuple of arrays
+        Flat buffers (same size and dtype, in the store's memory) that receive the
+        result: the sum itself in an all-reduce, the updated weights in an update.
     """
+    parts: tuple
+    order: str
+    copies: tuple
 
-    def __init__(self, parts, copies, sum_into_grad):
-        self.parts, self.copies = tuple(parts), tuple(copies)
-        self._sum_into_grad = sum_into_grad
-        #: Whether the gradient buffer holds the sum.
-        self.summed = False
-        #: Whether a pass has summed the parts itself (then a kernel reading the gradient
-        #: buffer later needs :meth:`sum`).
-        self.consumed = False
-        #: Whether ``copies`` hold the weights as the last kernel left them.
-        self.copied = False
+    def __post_init__(self):
+        object.__setattr__(self, 'parts', tuple(self.parts))
+        object.__setattr__(self, 'copies', tuple(self.copies))
+        _check_order(self.order)
 
-    def sum(self):
-        """Write the sum into the gradient buffer (once)."""
-        if not self.summed:
-            self._sum_into_grad()
-            self.summed = True
+    @property
+    def left_to_right(self):
+        """Whether the sum is ``((p0 + p1) + p2) + ...``: the one order a fused pass may
+        compile (MXNet's CPU reducer adds two parts so too)."""
+        return self.order == LEFT_TO_RIGHT or len(self.parts) <= 2
 
-    def copy_weights(self, weight):
-        """Copy ``weight`` (the updated flat weights) into every buffer of ``copies``,
-        unless the last pass already wrote them."""
-        if not self.copied:
-            for copy in self.copies:
-                copy[...] = weight
-            self.copied = True
+    def sum_into(self, out):
+        """Write the sum, in the declared order, into ``out`` (a buffer, not a later part)."""
+        sum_in_order(self.parts, self.order, out)
+
+    def copy_out(self, result):
+        """Write ``result`` into every buffer of ``copies`` (but itself)."""
+        for copy in self.copies:
+            if copy is not result:
+                copy[...] = result
+
+    def write(self, group):
+        """An all-reduce: write the sum into every buffer of ``copies``.
+
+        ``group``: a FlatGroup of the parts' layout (its chunks split numba's pass). Host
+        float32/float64 buffers summed left to right take one parallel pass over memory
+        (numba) that reads the parts and writes every copy; otherwise the sum is written
+        into ``parts[0]`` if it is a copy, else into ``copies[0]``, which must not be a
+        later part, and copied into the others.
+        """
+        from ._fused import numba_backend   # the fast path's backend, if installed
+        if numba_backend.takes(self, (np.float32, np.float64)):
+            numba_backend.sum_and_copy(self.parts, self.copies, group.chunk_lo,
+                                       group.chunk_hi)
+            return
+        total = self.parts[0] if any(c is self.parts[0] for c in self.copies) \
+            else self.copies[0]
+        self.sum_into(total)
+        self.copy_out(total)

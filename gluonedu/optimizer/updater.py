@@ -72,6 +72,15 @@ class Updater:
         if wanted.clip and optimizer.clip_gradient is not None:
             report_clip(optimizer, indices, weights, grads)
 
+    def update_reduced(self, group, store_sum):
+        """(gluonedu) A store's update of its flat copies ``group`` (a FlatGroup) with the
+        gradient a :class:`~gluonedu.optimizer.flat.StoreSum` declares: the sum is
+        written into ``group.grad``, the weights updated, and ``store_sum``'s copies
+        receive them. (The FusedUpdater may do all three in one pass.)"""
+        store_sum.sum_into(group.grad)
+        self(list(group.indices), group.grads, group.weights)
+        store_sum.copy_out(group.weight)
+
     def _apply(self, indices, weights, grads, norms=None):
         """Update the weights; measure the ``norms`` requested (a NormRequest or None).
 

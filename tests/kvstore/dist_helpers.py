@@ -129,6 +129,27 @@ def store_basics():
     kv.row_sparse_pull(2, out=rows, row_ids=mx.nd.array([2, 0]))
     out['rsp_indices'] = rows.indices.asnumpy().tolist()
     out['rsp_data'] = rows.data.asnumpy().tolist()
+    # allreduce_flat (what the Trainer calls on its flat layout): the base class's, one
+    # pushpull of all keys; the same sums as a pushpull of each key (keys 10, 11 and
+    # 20, 21 start alike, compressed alike)
+    from gluonedu.optimizer.flat import FlatGroup
+    shapes = [(2, 3), (4,)]
+    for k, shape in enumerate(shapes):
+        kv.init(10 + k, mx.nd.zeros(shape))
+        kv.init(20 + k, mx.nd.zeros(shape))
+    grads = [mx.nd.array(np.arange(np.prod(s)).reshape(s) * 0.2 * (kv.rank + 1))
+             for s in shapes]
+    by_key = [g.copy() for g in grads]
+    for k, g in enumerate(by_key):
+        kv.pushpull(20 + k, g)
+    group = FlatGroup([10, 11], [mx.nd.zeros(s) for s in shapes], [g.copy() for g in grads])
+    calls, pushpull = [], kv.pushpull
+    kv.pushpull = lambda key, *args, **kwargs: calls.append(key) or pushpull(key, *args,
+                                                                             **kwargs)
+    kv.allreduce_flat([group])
+    out['flat_calls'] = calls
+    out['flat_sums'] = [g.asnumpy().tolist() for g in group.grads]
+    out['by_key_sums'] = [g.asnumpy().tolist() for g in by_key]
     kv.barrier()
     return out
 

@@ -23,6 +23,8 @@ def test_init_compression_row_sparse_and_events_across_two_workers(ray_cluster):
         assert ('kv_pull', 'bytes', worker) in r['push_rows']
         assert r['rsp_indices'] == [0, 2]
         assert r['rsp_data'] == [[0.0, 1.0], [4.0, 5.0]]
+        assert r['flat_calls'] == [[10, 11]]   # all keys in one call: one round trip
+        assert r['flat_sums'] == r['by_key_sums']
 
 
 def test_trainer_rules_for_a_distributed_store(ray_cluster):

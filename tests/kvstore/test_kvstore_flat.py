@@ -9,7 +9,8 @@ import pytest
 import gluonedu as mx
 from gluonedu import autograd, gluon, nd
 from gluonedu.instrument.events import BUS
-from gluonedu.optimizer.flat import FlatGroup, FlatReduction, sum_and_copy
+from gluonedu.optimizer.flat import (CPU_REDUCER, LEFT_TO_RIGHT, FlatGroup, StoreSum,
+                                     sum_in_order)
 
 SHAPES = [(3, 4), (5,), (2, 2, 3), (1,)]
 
@@ -127,36 +128,45 @@ ONE_PASS_CASES = [('device', 2, None), ('device', 3, None), ('local', 2, None),
                               for k, n, c in ONE_PASS_CASES])
 def test_reduce_update_and_broadcast_in_one_pass_update_as_pushpull(
         kind, n_dev, compression, optimizer, in_pass, monkeypatch):
-    """With a FusedUpdater on the store, the update's own pass sums the devices' gradients
-    and writes every device's weights (a FlatReduction) where the store sums left to
-    right and the step is one kernel; the numbers are those of pushpull, key by key."""
+    """With a FusedUpdater on the store, the store declares its sum (a StoreSum: the
+    devices' gradients, its order, the devices' weights); the update's own pass sums
+    them and writes every device's weights where the order is left to right and the
+    step is one numba kernel, else the declared sum is written first; the numbers are
+    those of pushpull, key by key."""
+    from gluonedu.optimizer._fused import numba_backend
     name, *args = optimizer
     make = (lambda: mx.optimizer.create(name, learning_rate=args[0], momentum=args[1])) \
         if args else (lambda: mx.optimizer.create(name))
     by_key, flat = _stores(kind, n_dev, compression)
     by_key.set_optimizer(make())
     flat.set_optimizer(make(), fused=True)
-    reductions = []
-    original = FlatReduction.__init__
+    summed_first, taken = [], []
+    monkeypatch.setattr(StoreSum, 'sum_into', lambda self, out, real=StoreSum.sum_into:
+                        summed_first.append(self) or real(self, out))
+    real_run = numba_backend.NumbaBackend.run
 
-    def recording(self, *a, **kw):
-        original(self, *a, **kw)
-        reductions.append(self)
-    monkeypatch.setattr(FlatReduction, '__init__', recording)
+    def run(backend, *a, store_sum=None, **kw):
+        if store_sum is not None:
+            taken.append(store_sum)
+        return real_run(backend, *a, store_sum=store_sum, **kw)
+    monkeypatch.setattr(numba_backend.NumbaBackend, 'run', run)
     for step in range(3):
         _update_both(by_key, flat, step, n_dev)
-    sums_left_to_right = kind == 'device' or compression or n_dev <= 2
-    assert len(reductions) == (3 if sums_left_to_right else 0)
+    left_to_right = kind == 'device' or compression or n_dev <= 2
     numba = flat._updater.last_paths[0][1] == 'fused:numba'
-    for reduction in reductions:
-        assert reduction.copied
-        assert reduction.consumed == (in_pass and numba)
-        assert reduction.summed == (not (in_pass and numba))
+    one_pass = in_pass and numba and left_to_right
+    assert len(taken) == (3 if one_pass else 0)
+    assert len(summed_first) == (0 if one_pass else 3)
+    for store_sum in taken + summed_first:
+        assert store_sum.left_to_right == bool(left_to_right)
+        assert store_sum.order == (LEFT_TO_RIGHT if kind == 'device' or compression
+                                   else CPU_REDUCER)
+        assert len(store_sum.parts) == len(store_sum.copies) == n_dev
 
 
-def test_a_reduction_the_pass_cannot_take_is_summed_by_the_store_first():
-    """The NumPy backend sums nothing in its pass: the store's own sum runs, then the
-    kernel, then the copies — the same numbers."""
+def test_a_sum_the_pass_cannot_take_is_written_first():
+    """The NumPy backend sums nothing in its pass: the declared sum is written into the
+    gradient buffer, then the kernel runs, then the copies — the same numbers."""
     from gluonedu.optimizer._fused import FusedUpdater
     by_key, flat = _stores('device', 2)
     by_key.set_optimizer(mx.optimizer.create('adam'))
@@ -210,22 +220,137 @@ def test_the_trainer_reduces_flat_from_the_first_step(update_on_kvstore, monkeyp
     assert calls == [(tuple(ctx), update_on_kvstore is None)] * 2
 
 
+def _parts(dtype, n_parts, size=1000):
+    rng = np.random.RandomState(n_parts)
+    return [(rng.randn(size) * 10 ** rng.uniform(-3, 3, size)).astype(dtype)
+            for _ in range(n_parts)]
+
+
+@pytest.mark.parametrize('n_parts', [2, 3, 5, 6, 9])
+def test_sum_in_order_adds_as_the_store_declares(n_parts):
+    parts = _parts(np.float32, n_parts)
+    left = parts[0].copy()
+    for part in parts[1:]:
+        left += part
+    # MXNet's CPU reducer: the first part, plus each group of four summed on its own
+    cpu = parts[0].copy()
+    for start in range(1, n_parts, 4):
+        group = parts[start:start + 4]
+        partial = group[0].copy()
+        for part in group[1:]:
+            partial += part
+        cpu += partial
+    np.testing.assert_array_equal(sum_in_order(parts, LEFT_TO_RIGHT), left)
+    np.testing.assert_array_equal(sum_in_order(parts, CPU_REDUCER), cpu)
+    out = parts[0].copy()
+    assert sum_in_order([out] + parts[1:], CPU_REDUCER, out=out) is out
+    np.testing.assert_array_equal(out, cpu)
+    assert StoreSum(parts, CPU_REDUCER, []).left_to_right == (n_parts <= 2)
+    with pytest.raises(ValueError, match='LEFT_TO_RIGHT'):
+        StoreSum(parts, 'right to left', [])
+
+
+@pytest.mark.parametrize('numba', [True, False])
 @pytest.mark.parametrize('dtype', [np.float32, np.float64, np.float16])
 @pytest.mark.parametrize('n_parts', [2, 3])
-def test_sum_and_copy_is_the_left_to_right_sum_in_every_buffer(dtype, n_parts):
-    rng = np.random.RandomState(n_parts)
+def test_an_all_reduce_writes_the_declared_sum_in_every_buffer(dtype, n_parts, numba,
+                                                               monkeypatch):
+    """StoreSum.write: numba's one pass and the NumPy path give the bits of the declared
+    sum, also where a part is also a copy (as a device's gradient is)."""
+    from gluonedu import _numba
+    if numba and not _numba.available():
+        pytest.skip('numba is not installed')
+    if not numba:
+        monkeypatch.setattr(_numba, 'available', lambda: False)
     group = FlatGroup(range(2), [nd.zeros((700,)), nd.zeros((300,))],
                       [nd.zeros((700,)), nd.zeros((300,))])
-    parts = [(rng.randn(1000) * 10 ** rng.uniform(-3, 3, 1000)).astype(dtype)
-             for _ in range(n_parts)]
-    want = parts[0].copy()
-    for part in parts[1:]:
-        want += part
+    parts = _parts(dtype, n_parts)
+    want = sum_in_order(parts, LEFT_TO_RIGHT)
     store = np.empty(1000, dtype=dtype)
-    outs = [store] + parts   # the first part is also written, as a device's gradient is
-    sum_and_copy(list(parts), outs, group)
-    for out in outs:
-        np.testing.assert_array_equal(out, want)
+    copies = [store] + parts
+    StoreSum(list(parts), LEFT_TO_RIGHT, copies).write(group)
+    for copy in copies:
+        np.testing.assert_array_equal(copy, want)
+
+
+@pytest.mark.parametrize('optimizer', [('adam',), ('sgd', 0.1, 0.9), ('rmsprop',)])
+@pytest.mark.parametrize('order', [LEFT_TO_RIGHT, CPU_REDUCER])
+def test_an_update_with_a_declared_sum_is_the_same_on_every_path(optimizer, order):
+    """update_reduced: numba's one pass (the sum compiled into the kernel's loop), the
+    NumPy backend and the reference Updater (the declared sum written first) leave the
+    same bits in the weights, the states and the copies."""
+    from gluonedu import _numba
+    from gluonedu.optimizer import Updater
+    from gluonedu.optimizer._fused import FusedUpdater
+    name, *args = optimizer
+    settings = dict(zip(('learning_rate', 'momentum'), args))
+    backends = ['numba', 'numpy'] if _numba.available() else ['numpy']
+    results = []
+    for backend in backends + ['reference']:
+        opt = mx.optimizer.create(name, **settings)
+        updater = Updater(opt) if backend == 'reference' else FusedUpdater(opt, backend)
+        rng = np.random.RandomState(0)
+        group = FlatGroup(range(len(SHAPES)), _arrays(rng, mx.cpu(0)),
+                          [nd.zeros(s) for s in SHAPES])
+        if backend != 'reference':
+            updater.use_flat_groups([group])
+        copies = [np.zeros(group.size, np.float32) for _ in range(2)]
+        for step in range(3):
+            parts = [rng.randn(group.size).astype(np.float32) for _ in range(3)]
+            updater.update_reduced(group, StoreSum(parts, order, copies))
+            for copy in copies:
+                np.testing.assert_array_equal(copy, group.weight)
+        states = [a.asnumpy() for i in range(len(SHAPES))
+                  for _, a in opt.named_states(updater.states[i])]
+        results.append((group.weight.copy(), states))
+        if backend != 'reference':
+            assert updater.last_paths[0][1] == 'fused:' + backend
+    for weight, states in results[1:]:
+        np.testing.assert_array_equal(weight, results[0][0])
+        for a, b in zip(states, results[0][1]):
+            np.testing.assert_array_equal(a, b)
+
+
+class _OverlappingStore(mx.kv.KVStoreBase):
+    """A custom store whose pushpull takes many keys in one call (as the distributed
+    stores, ``overlaps_keys``), summing left to right; it records its calls."""
+    overlaps_keys = True
+
+    def __init__(self):
+        self.calls = []
+
+    def pushpull(self, key, value, out=None, priority=0):
+        self.calls.append(key)
+        for values, outs in zip(value, value if out is None else out):
+            total = values[0].copy()
+            for v in values[1:]:
+                total += v.as_in_context(total.context)
+            for o in outs:
+                o[:] = total
+
+
+def test_the_base_allreduce_flat_is_a_pushpull_of_each_key():
+    """KVStoreBase.allreduce_flat: a store that overlaps keys gets one pushpull of every
+    key, a TestStore a pushpull per key; either way the sums of pushpull key by key."""
+    devices = _devices(0, 3)
+    want = [sum_in_order([grads[k].asnumpy() for _, grads in devices], LEFT_TO_RIGHT)
+            for k in range(len(SHAPES))]
+    for store in (_OverlappingStore(), mx.kv.create('teststore')):
+        groups = [FlatGroup(range(len(SHAPES)), [w.copy() for w in weights],
+                            [g.copy() for g in grads]) for weights, grads in devices]
+        store.allreduce_flat(groups)
+        for g in groups:
+            for k, grad in enumerate(g.grads):
+                np.testing.assert_array_equal(grad.asnumpy(), want[k])
+    assert store.type == 'teststore'
+    groups = [FlatGroup(range(len(SHAPES)), [w.copy() for w in weights],
+                        [g.copy() for g in grads]) for weights, grads in devices]
+    overlapping = _OverlappingStore()
+    overlapping.allreduce_flat(groups, update=True)   # the weights receive the result
+    assert overlapping.calls == [list(range(len(SHAPES)))]
+    for g in groups:
+        for k, weight in enumerate(g.weights):
+            np.testing.assert_array_equal(weight.asnumpy(), want[k])
 
 
 @pytest.mark.parametrize('kind,n_dev,one_pass', [('local', 2, True), ('device', 3, True),

@@ -37,8 +37,6 @@ class CupyBackend:
     name = 'cupy'
     #: Norms are measured by segment reductions after the step, not inside it.
     sums_in_kernel = False
-    #: A store's reduction is summed before the step (FlatReduction.sum).
-    reduces_in_kernel = False
 
     def __init__(self):
         import cupy
@@ -52,6 +50,10 @@ class CupyBackend:
                 in_params, out_params, body, 'gluonedu_' + kernel.name, preamble=preamble,
                 options=('--fmad=false',))
         return self._kernels[kernel.name]
+
+    def takes_sum(self, store_sum, run):
+        """False: a store's sum is written into the gradient buffer before the step."""
+        return False
 
     def run(self, kernel, run, arrays, per_parameter, constants, sums=None):
         assert sums is None, 'the CuPy kernels sum no squares inside the step'

@@ -31,9 +31,11 @@ _COLUMN = {'weight': 0, 'grad': 1, 'update': 2}   # of the kernel's sums; then t
 
 
 def second_kernel_error(kernel):
-    """The error of a step that measures in its kernel's pass but runs a second kernel."""
-    return RuntimeError("a step measured or counted in its kernel's pass runs one kernel; "
-                        "%s runs two (set fused_one_pass = False)" % kernel.name)
+    """The error of a step that measures (or sums) in its kernel's pass but runs a second
+    kernel."""
+    return RuntimeError("a step that measures, counts or sums a store's gradients in its "
+                        "kernel's pass runs one kernel; %s runs two (set fused_one_pass = "
+                        "False)" % kernel.name)
 
 
 class FlatNorms:

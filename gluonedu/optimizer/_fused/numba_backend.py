@@ -39,7 +39,8 @@ import numpy as np
 
 from ... import _numba
 
-__all__ = ['NumbaBackend', 'compiled', 'kernel_module', 'reduced_module', 'sum_and_copy']
+__all__ = ['NumbaBackend', 'compiled', 'kernel_module', 'reduced_module', 'sum_and_copy',
+           'takes']
 
 
 def _helpers(function):
@@ -242,8 +243,8 @@ def _module_source(kernel):
 
 
 def _reduced_source(kernel, parts, copies):
-    """The generated module of ``kernel`` fused with a store's reduction and broadcast
-    (:class:`~gluonedu.optimizer.flat.FlatReduction`): ``loop`` reads the ``parts``
+    """The generated module of ``kernel`` fused with a store's sum and broadcast
+    (:class:`~gluonedu.optimizer.flat.StoreSum`): ``loop`` reads the ``parts``
     gradients instead of ``grad``, sums them left to right, applies the rule and writes
     the new weight into the ``copies`` — one pass over memory."""
     arrays = [n for n in kernel.arrays if n != 'grad']
@@ -341,6 +342,16 @@ def _common():
     return module
 
 
+def takes(store_sum, dtypes):
+    """Whether a numba pass can compute ``store_sum`` (a StoreSum): numba runs, the
+    declared order is left to right (the one a loop here compiles), and the parts and
+    copies are contiguous host arrays of one dtype among ``dtypes``."""
+    dtype = store_sum.parts[0].dtype
+    return (_numba.available() and store_sum.left_to_right and dtype in dtypes and
+            all(type(a) is np.ndarray and a.dtype == dtype and a.flags.c_contiguous
+                for a in (*store_sum.parts, *store_sum.copies)))
+
+
 def sum_and_copy(parts, outs, chunk_lo, chunk_hi):
     """Write the sum of ``parts`` (left to right) into every buffer of ``outs``, one
     parallel pass over the chunks ``chunk_lo``/``chunk_hi`` (same-dtype host buffers)."""
@@ -353,10 +364,13 @@ class NumbaBackend:
     name = 'numba'
     #: This backend can sum the squares a Recorder's norms need inside the update's pass.
     sums_in_kernel = True
-    #: ... and sum a store's gradients, and write the weights' copies, in it too.
-    reduces_in_kernel = True
 
-    def run(self, kernel, run, arrays, per_parameter, constants, sums=None, reduction=None):
+    def takes_sum(self, store_sum, run):
+        """Whether the update's pass can sum ``store_sum`` (a store's declared sum of the
+        gradient of ``run``) and write its copies itself."""
+        return takes(store_sum, (run.group.grad.dtype,))
+
+    def run(self, kernel, run, arrays, per_parameter, constants, sums=None, store_sum=None):
         """Apply ``kernel`` in place over the flat buffers of ``run`` (a FlatRun; the
         arrays and scalars in the kernel's order).
 
@@ -364,17 +378,18 @@ class NumbaBackend:
         per chunk, Σw'², Σg², Σ(w' - w)², Σs'² for each written state and the count of
         non-finite gradient entries — or of shape (chunks, 1): the count only; then the
         total count is returned (else None).
-        ``reduction``: None, or a FlatReduction whose parts the pass sums as its gradient
-        (``grad`` is not read) and whose copies receive the new weight (without sums).
+        ``store_sum``: None, or a StoreSum whose parts the pass sums, left to right, as
+        its gradient (``grad`` is not read) and whose copies receive the new weight
+        (without sums).
         """
         per_parameter = [np.ascontiguousarray(p, dtype=np.float32) for p in per_parameter]
         constants = [np.float32(c) for c in constants]
         _numba.use_threads(run.size)
         bounds = (run.chunk_lo, run.chunk_hi, run.chunk_segment)
-        if reduction is not None:
-            module = reduced_module(kernel, len(reduction.parts), len(reduction.copies))
+        if store_sum is not None:
+            module = reduced_module(kernel, len(store_sum.parts), len(store_sum.copies))
             buffers = [a for n, a in zip(kernel.arrays, arrays) if n != 'grad']
-            module.loop(*buffers, *reduction.parts, *reduction.copies, *bounds,
+            module.loop(*buffers, *store_sum.parts, *store_sum.copies, *bounds,
                         *per_parameter, *constants)
             return
         module = kernel_module(kernel)

@@ -39,8 +39,10 @@ class NumpyBackend:
     name = 'numpy'
     #: Norms are measured by segment reductions after the step, not inside it.
     sums_in_kernel = False
-    #: A store's reduction is summed before the step (FlatReduction.sum).
-    reduces_in_kernel = False
+
+    def takes_sum(self, store_sum, run):
+        """False: a store's sum is written into the gradient buffer before the step."""
+        return False
 
     def run(self, kernel, run, arrays, per_parameter, constants, sums=None):
         """Apply ``kernel`` in place: its written arrays receive the rule's results."""

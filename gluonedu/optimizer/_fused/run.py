@@ -20,7 +20,7 @@ import numpy as np
 
 from ... import _backend
 from ..flat import flatten
-from ..reporting import Measures
+from ..reporting import Measures, reads_gradients
 from .norms import FlatNorms, second_kernel_error
 from .numpy_backend import segment_sums_exact
 
@@ -90,7 +90,9 @@ class FlatRun:
         #: What an optimizer's step works out once and keeps (e.g. LBSGD's views).
         self.memo = {}
         self.backend = None
-        self._backend = self._norms = self._reduction = None
+        self._backend = self._norms = None
+        # A store's sum offered to the step's kernel, and whether that kernel took it.
+        self._offered_sum, self._took_sum = None, False
         self._norms_kept = None
         # A counting pass's per-chunk counts, and the answer of a step that found none.
         self._count_buffer = np.empty((len(self.chunk_lo), 1))
@@ -106,14 +108,16 @@ class FlatRun:
             all(a is b for a, b in zip(states, self._states))
 
     # ------------------------------------------------------------------ one step
-    def step(self, optimizer, backend, norms=None, reduction=None):
+    def step(self, optimizer, backend, norms=None, store_sum=None):
         """``optimizer.fused_step(self)`` on ``backend``; the norms ``norms`` asks for.
 
-        ``reduction``: a :class:`~gluonedu.optimizer.flat.FlatReduction` over this run's
-        whole group (its gradient is still to be summed; its weights go to copies). The
-        step's kernel sums the parts and writes the copies in its own pass where it
-        can; otherwise the sum is written into the gradient buffer first. Either way the
-        copies hold the new weights afterwards.
+        ``store_sum``: a :class:`~gluonedu.optimizer.flat.StoreSum` of this run's whole
+        gradient (the store's devices' gradients, still to be summed; the weights go to
+        its copies). Where the step is one kernel that nothing else reads the gradient
+        beside (no norms, no report reading it, no float32 copy of it), and the backend
+        compiles the declared order, that kernel sums the parts and writes the copies in
+        its own pass; otherwise the sum is written into the gradient buffer first. Either
+        way the copies hold the new weights afterwards.
 
         Returns ``{}`` if nothing was requested, else a
         :class:`~gluonedu.optimizer.reporting.Measures`.
@@ -128,22 +132,23 @@ class FlatRun:
             counting = one_pass and norms.count_only
         self._norms = None if norms is None or counting else \
             self._flat_norms(norms, in_kernel=one_pass)
-        in_pass = (reduction is not None and backend.reduces_in_kernel and
-                   optimizer.fused_one_pass and norms is None and not self.multi_precision)
-        if reduction is not None and not in_pass:
-            reduction.sum()
-        self._reduction = reduction if in_pass else None
+        in_pass = (store_sum is not None and optimizer.fused_one_pass and norms is None and
+                   not self.multi_precision and not reads_gradients(optimizer) and
+                   backend.takes_sum(store_sum, self))
+        if store_sum is not None and not in_pass:
+            store_sum.sum_into(self.group.grad)
+        self._offered_sum, self._took_sum = (store_sum if in_pass else None), False
         self._counts, self._counted = (self._count_buffer if counting else None), None
         if self.multi_precision:
             self.grad32[...] = self.group.grad
         try:
             optimizer.fused_step(self)
         finally:
-            self._reduction = self._counts = None
+            self._offered_sum = self._counts = None
         if self.multi_precision:
             self.group.weight[...] = self.arrays['weight']
-        if reduction is not None:
-            reduction.copy_weights(self.group.weight)
+        if store_sum is not None and not self._took_sum:
+            store_sum.copy_out(self.group.weight)
         if counting:
             return self._all_finite if self._counted == 0 else self._counted_measures()
         return {} if self._norms is None else self._norms.result()
@@ -197,26 +202,22 @@ class FlatRun:
             self._counted = self._backend.run(kernel, self, bound, per_parameter,
                                               constants, self._counts)
             return
+        if self._took_sum:   # the gradient buffer does not hold the sum the pass took
+            raise second_kernel_error(kernel)
+        offered, self._offered_sum = self._offered_sum, None
+        if offered is not None:
+            if 'weight' in kernel.writes and 'grad' in kernel.arrays and \
+                    'grad' not in kernel.writes:
+                # The pass sums the gradient's parts and writes the weights' copies itself.
+                self._backend.run(kernel, self, bound, per_parameter, constants,
+                                  store_sum=offered)
+                self._took_sum = True
+                return
+            offered.sum_into(self.group.grad)   # a kernel that cannot take it over
         sums = self._norms.kernel_sums(kernel) if self._norms is not None else None
-        reduction = self._reduction
-        if reduction is None:
-            counted = self._backend.run(kernel, self, bound, per_parameter, constants, sums)
-            if sums is not None:
-                self._norms.counted = counted
-            return
-        reads_grad = 'grad' in kernel.arrays and 'grad' not in kernel.writes
-        if reads_grad and not reduction.consumed and not reduction.summed and \
-                'weight' in kernel.writes:
-            # The pass sums the gradient's parts and writes the weights' copies itself.
-            self._backend.run(kernel, self, bound, per_parameter, constants, sums,
-                              reduction=reduction)
-            reduction.consumed = reduction.copied = True
-            return
-        if 'grad' in kernel.arrays:
-            reduction.sum()
-        self._backend.run(kernel, self, bound, per_parameter, constants, sums)
-        if 'weight' in kernel.writes:
-            reduction.copied = False
+        counted = self._backend.run(kernel, self, bound, per_parameter, constants, sums)
+        if sums is not None:
+            self._norms.counted = counted
 
     def in_multi_tensor_call(self):
         """For each parameter, whether its multi-tensor call holds only dense arrays."""

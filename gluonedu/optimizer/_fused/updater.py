@@ -40,7 +40,7 @@ import numpy as np
 
 from ..fastpath import has_fast_path
 from ..flat import FlatGroup
-from ..reporting import Measures, reads_gradients
+from ..reporting import Measures
 from ..updater import Updater
 from .run import FlatRun, LazyRun
 
@@ -144,7 +144,7 @@ class FusedUpdater(Updater):
         self._runs_built = {}  # indices -> FlatRun
         self._handed = {}      # first index -> (position, FlatGroup) handed over
         self._backends = {}    # device type -> backend object
-        self._reduction = None  # the FlatReduction of an update_reduced call
+        self._reducing = None   # (FlatGroup, StoreSum) during an update_reduced call
         #: For teaching and tests: how the last call ran, [(indices, 'fused:<backend>',
         #: 'fused-lazy:<backend>' or 'reference: <why>')].
         self.last_paths = []
@@ -169,45 +169,41 @@ class FusedUpdater(Updater):
         return super().sync_state_context(state, context)
 
     # ------------------------------------------------------------------ one call
-    def update_reduced(self, group, reduction):
-        """``self(group.indices, group.grads, group.weights)`` where the gradient is still
-        to be summed, and the new weights then copied: a store's reduce, update and
-        broadcast in one pass over memory.
+    def update_reduced(self, group, store_sum):
+        """``self(group.indices, group.grads, group.weights)`` with the gradient that
+        ``store_sum`` (a :class:`~gluonedu.optimizer.flat.StoreSum`) declares, and the new
+        weights then in its copies: a store's reduce, update and broadcast.
 
         ``group``: the store's FlatGroup of its copies (handed over with
-        :meth:`use_flat_groups`); ``reduction``: a
-        :class:`~gluonedu.optimizer.flat.FlatReduction` over the whole group. A flat run
-        covering the group lets its kernel sum ``reduction.parts`` and write
-        ``reduction.copies`` in its own pass; anything else (the reference path, norms
-        to measure, another backend) has the store sum into ``group.grad`` first.
-        Afterwards the weights and the copies hold the update; ``group.grad`` need not
-        hold the sum.
+        :meth:`use_flat_groups`; one dtype, dense: one run). Its flat run hands the
+        declared sum to its step, whose kernel sums the parts and writes the copies in
+        its own pass where the backend can (:meth:`FlatRun.step`); on the reference path
+        the sum is written into ``group.grad`` first and the copies receive the weights
+        after. ``group.grad`` need not hold the sum afterwards.
         """
-        self._reduction = reduction
+        self._reducing = (group, store_sum)
         try:
             self(list(group.indices), group.grads, group.weights)
         finally:
-            self._reduction = None
-        reduction.copy_weights(group.weight)
+            self._reducing = None
 
-    def _reduction_for(self, flat):
-        """The pending reduction, for a flat run over its whole group (else None, after
-        having the store sum: the run reads the gradient buffer)."""
-        reduction = self._reduction
-        if reduction is None:
-            return None
-        if flat is not None and flat.size == len(reduction.parts[0]):
-            return reduction
-        reduction.sum()
-        reduction.copied = False
-        return None
+    @staticmethod
+    def _summed_around(reducing, update):
+        """``update()`` on the store's summed gradient, its copies receiving the weights
+        after (every path but a flat run over the store's group)."""
+        if reducing is None:
+            return update()
+        group, store_sum = reducing
+        store_sum.sum_into(group.grad)
+        measured = update()
+        store_sum.copy_out(group.weight)
+        return measured
 
     def _apply(self, indices, weights, grads, norms=None):
         self.last_paths = []
         parts = []   # what each run measured
         opt = self.optimizer
-        if self._reduction is not None and (norms is not None or reads_gradients(opt)):
-            self._reduction_for(None)   # the norms or the reports read the gradient buffer
+        reducing, self._reducing = self._reducing, None   # update_reduced's, taken once
         built = self._built_run(indices, weights, grads)
         # A run laid out before for exactly these arrays is the whole call, as it was.
         runs = [(indices, weights, grads)] if built is not None else \
@@ -219,20 +215,22 @@ class FusedUpdater(Updater):
             why = _refusal_now(opt, run_indices, run_weights, run_grads) if flat else \
                 fast_path_refusal(opt, run_weights, run_grads, run_indices)
             if why is not None:
-                self._reduction_for(None)
                 self.last_paths.append((tuple(run_indices), 'reference: ' + why))
-                parts.append(Updater._apply(self, run_indices, run_weights, run_grads,
-                                            norms))
+                parts.append(self._summed_around(reducing, lambda: Updater._apply(
+                    self, run_indices, run_weights, run_grads, norms)))
                 continue
             backend = self._backend_for(run_weights[0].context)
             if flat is None and any(g.stype == 'row_sparse' for g in run_grads):
-                self._reduction_for(None)
-                parts.append(self._lazy_step(run_indices, run_weights, run_grads,
-                                             backend, norms))
+                parts.append(self._summed_around(reducing, lambda: self._lazy_step(
+                    run_indices, run_weights, run_grads, backend, norms)))
                 self.last_paths.append((tuple(run_indices), 'fused-lazy:' + backend.name))
                 continue
             flat = flat or self._new_flat_run(run_indices, run_weights, run_grads)
-            parts.append(flat.step(opt, backend, norms, self._reduction_for(flat)))
+            if reducing is not None and flat.group is reducing[0]:
+                parts.append(flat.step(opt, backend, norms, reducing[1]))
+            else:
+                parts.append(self._summed_around(
+                    reducing, lambda: flat.step(opt, backend, norms)))
             self.last_paths.append((tuple(run_indices), 'fused:' + backend.name))
         return _merged(parts, indices)
 
