@@ -90,8 +90,10 @@ class FlatGroup:
         self.chunk_hi = np.minimum(self.chunk_lo + CHUNK,
                                    self.offsets[1:][np.array(seg, dtype=np.int64)])
         self.chunk_segment = np.array(seg, dtype=np.int64)
-        # Each parameter's first chunk: per-chunk results add up per parameter by reduceat.
+        # Each parameter's first chunk: per-chunk results add up per parameter by reduceat
+        # (unless each parameter is one chunk: then they are the parameters' results).
         self.first_chunk = np.searchsorted(self.chunk_segment, np.arange(len(sizes)))
+        self.chunk_per_parameter = len(lo) == len(sizes)
         self._segment_ids = None
         self._expanded = {}
 

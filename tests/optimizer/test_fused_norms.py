@@ -10,7 +10,7 @@ import pytest
 from gluonedu.instrument import subscribe
 from gluonedu.optimizer import Updater
 from gluonedu.optimizer._fused import FusedUpdater, numba_available
-from gluonedu.optimizer.flat import FlatGroup
+from gluonedu.optimizer.flat import CHUNK, FlatGroup
 
 from test_fused import BACKENDS, CASES, LOOSE, _assert_same, _run
 
@@ -82,19 +82,20 @@ def test_numpy_path_uses_one_reduction_per_quantity(monkeypatch):
 
 def _poisoned_counts(updater_cls, backend=None, separate_pass=None, kinds=('nonfinite',)):
     """One step of Adam over parameters whose gradients hold NaN/±Inf (none in one, a
-    chunk's worth in another): the ``nonfinite`` events' counts by parameter, and the
+    chunk's worth in another, some in both chunks of one larger than a chunk): the ``nonfinite`` events' counts by parameter, and the
     counts a separate pass over each gradient gives (``separate_pass``, by default
     reporting.nonfinite_count)."""
     from gluonedu import nd, optimizer as opt
     from gluonedu.optimizer import reporting
     separate_pass = separate_pass or reporting.nonfinite_count
     rng = np.random.RandomState(3)
-    shapes = [(5000,), (3, 4), (7,), (300, 20)]
+    shapes = [(5000,), (3, 4), (7,), (300, 20), (CHUNK + 1000,)]
     weights = [nd.array(rng.randn(*s), dtype='float32') for s in shapes]
     values = [rng.randn(*s).astype(np.float32) for s in shapes]
     values[0][[1, 4000]] = [np.nan, np.inf]
     values[2][:] = -np.inf
     values[3].flat[::7] = np.nan
+    values[4][[10, CHUNK + 500, CHUNK + 501]] = [np.inf, np.nan, -np.inf]
     grads = [nd.array(v) for v in values]
     separate = {i: separate_pass(g) for i, g in enumerate(grads)}
     adam = opt.create('adam', learning_rate=0.01)
@@ -111,7 +112,7 @@ def _poisoned_counts(updater_cls, backend=None, separate_pass=None, kinds=('nonf
 def test_fused_nonfinite_counts_are_the_separate_passes(backend):
     counts, separate, updater = _poisoned_counts(FusedUpdater, backend)
     assert all(path.startswith('fused:') for _, path in updater.last_paths)
-    assert counts == separate and separate == {'0': 2.0, '2': 7.0, '3': 858.0}
+    assert counts == separate and separate == {'0': 2.0, '2': 7.0, '3': 858.0, '4': 3.0}
     assert _poisoned_counts(Updater)[0] == separate
 
 
@@ -129,7 +130,7 @@ def test_numba_counts_nonfinite_entries_in_the_update_pass(monkeypatch, kinds):
     counts, _, updater = _poisoned_counts(FusedUpdater, 'numba', separate_pass, kinds)
     assert all(path.startswith('fused:numba') for _, path in updater.last_paths), \
         updater.last_paths
-    assert counts == {'0': 2.0, '2': 7.0, '3': 858.0}
+    assert counts == {'0': 2.0, '2': 7.0, '3': 858.0, '4': 3.0}
 
 
 @needs_numba
@@ -138,7 +139,7 @@ def test_a_counting_step_that_runs_no_kernel_counts_the_gradient_itself(monkeypa
     monkeypatch.setattr(Adam, 'fused_step', lambda self, run: None)
     counts, separate, updater = _poisoned_counts(FusedUpdater, 'numba')
     assert all(path.startswith('fused:numba') for _, path in updater.last_paths)
-    assert counts == separate == {'0': 2.0, '2': 7.0, '3': 858.0}
+    assert counts == separate == {'0': 2.0, '2': 7.0, '3': 858.0, '4': 3.0}
 
 
 @needs_numba

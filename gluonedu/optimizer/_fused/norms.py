@@ -59,6 +59,7 @@ class FlatNorms:
         self.in_kernel = in_kernel
         self._sums = self._kernel = None
         self._buffers = {}   # columns -> the per-chunk sums array a kernel fills
+        self._layouts = {}   # kernel name -> where its sums' columns go (_layout)
         self._before = None
         self._copies_weights = not in_kernel and 'update' in request.param
 
@@ -87,22 +88,35 @@ class FlatNorms:
         """A :class:`~gluonedu.optimizer.reporting.Measures` of the run, after the step."""
         run, request = self.run, self.request
         counts = self._nonfinite_counts() if request.nonfinite else None
-        names = list(request.param)
+        names = request.param
         if self._kernel is not None:
-            written = [n for n in self._kernel.writes if n != 'weight']
-            in_sums = [n for n in self.states if n in written]
-            columns = [_COLUMN[n] for n in names] + [3 + written.index(n) for n in in_sums]
-            sums = np.add.reduceat(self._sums, run.first_chunk, axis=0)
-            # all norms wanted: the leading columns in order, a view (no gather)
-            sums = sums[:, :len(columns)] if columns == list(range(len(columns))) \
-                else sums[:, columns]
-            rest = [n for n in self.states if n not in written]
+            columns, rest, state_names = self._layout(self._kernel)
+            # a parameter per chunk (small ones): the chunks' sums are the parameters'
+            sums = self._sums if run.chunk_per_parameter else \
+                np.add.reduceat(self._sums, run.first_chunk, axis=0)
+            sums = sums[:, columns]     # a view when they are the leading columns
             if rest:
                 sums = np.concatenate([sums, self._reductions([], rest)], axis=1)
-            state_names = in_sums + rest
         else:
             sums, state_names = self._reductions(names, self.states), self.states
-        return Measures(run.indices, names, state_names, np.sqrt(sums), counts)
+        return Measures(run.indices, list(names), state_names, np.sqrt(sums), counts)
+
+    def _layout(self, kernel):
+        """``(columns, rest, state names)`` of ``kernel``'s sums: the columns of the
+        requested norms (a slice when they lead, in order), the requested states the
+        kernel does not write (measured by reduction), and the states' names in the
+        order of the result."""
+        layout = self._layouts.get(kernel.name)
+        if layout is None:
+            written = [n for n in kernel.writes if n != 'weight']
+            in_sums = [n for n in self.states if n in written]
+            columns = [_COLUMN[n] for n in self.request.param] + \
+                [3 + written.index(n) for n in in_sums]
+            if columns == list(range(len(columns))):
+                columns = slice(0, len(columns))
+            rest = [n for n in self.states if n not in written]
+            layout = self._layouts[kernel.name] = (columns, rest, in_sums + rest)
+        return layout
 
     def _nonfinite_counts(self):
         """NaN/±Inf entries of each parameter's gradient (a list of ints): the kernel's

@@ -70,7 +70,8 @@ class FlatRun:
         self.sparse = np.zeros(len(self.indices), dtype=bool)
         self.xp = group.xp
         for attr in ('size', 'sizes', 'offsets', 'chunk_lo', 'chunk_hi', 'chunk_segment',
-                     'first_chunk', 'expand', 'segment_ids', 'segment_sums64', 'views_of'):
+                     'first_chunk', 'chunk_per_parameter', 'expand', 'segment_ids',
+                     'segment_sums64', 'views_of'):
             setattr(self, attr, getattr(group, attr))
         self.state_buffers = {}   # name -> flat buffer, 'weight_fp32' included
         for j, name in enumerate(names):
@@ -171,9 +172,11 @@ class FlatRun:
 
     def per_parameter_counts(self, chunk_counts):
         """Each parameter's count (a list of ints): its chunks' ``chunk_counts`` added."""
-        if not chunk_counts.any():   # the usual case: nothing counted anywhere
+        if not np.count_nonzero(chunk_counts):   # the usual case: nothing counted anywhere
             return [0] * len(self.indices)
-        return [int(c) for c in np.add.reduceat(chunk_counts, self.first_chunk).tolist()]
+        if not self.chunk_per_parameter:
+            chunk_counts = np.add.reduceat(chunk_counts, self.first_chunk)
+        return [int(c) for c in chunk_counts.tolist()]
 
     def nonfinite_counts(self):
         """Each parameter's count of NaN/±Inf gradient entries (a list of ints), when no
