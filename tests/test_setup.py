@@ -41,8 +41,9 @@ COMMENTED_EXTRAS = ("gpu",)
 # Entries allowed in environment.yml that have no counterpart in the pyproject deps
 # (python is compared against requires-python separately).
 CONDA_ONLY = {"pip"}
-# PyPI packages conda-forge lacks: pip installs them with the extras (the `-e .[...]` line).
-PIP_ONLY = {"django-static-mathjax"}
+# PyPI packages conda-forge lacks, or packs otherwise (NVRTC: the test finds the wheel's
+# library as a Python package): pip installs them with the extras (the `-e .[...]` line).
+PIP_ONLY = {"django-static-mathjax", "nvidia-cuda-nvrtc-cu12"}
 
 
 def _pyproject() -> dict:
