@@ -10,6 +10,7 @@ The jobs run as the students, in their servers' environment, as a notebook's
 class environment with Ray (``make hub-venv``); it takes a minute on 2 cores, so it runs
 under ``make test-hub-ray`` (GLUONEDU_TEST_HUB_RAY=1), not in ``make test``.
 """
+import contextlib
 import json
 import os
 import pwd
@@ -69,14 +70,13 @@ def _missing_prerequisite():
     return None
 
 
-@pytest.fixture(scope='module')
-def ray_class():
-    reason = _missing_prerequisite()
-    if reason:
-        pytest.skip(reason)
-    prefix = 'gr%s' % uuid.uuid4().hex[:6]
+@contextlib.contextmanager
+def running_hub(prefix, ray, ray_user=None):
+    """A started hub for a class of this run's own (an instructor and two students named
+    from ``prefix``; ``ray``: the hub's Ray mode) and its work folder; stopped, and its
+    accounts and files removed, afterwards."""
     instructor, students = prefix + '-teacher', [prefix + '-s1', prefix + '-s2']
-    ray_user = prefix + '-ray'
+    accounts = [instructor, *students] + ([ray_user] if ray_user else [])
     work = Path(tempfile.mkdtemp(prefix='gluonedu-hub-ray-test-'))
     os.chmod(work, 0o755)
     roster = work / 'roster.csv'
@@ -84,11 +84,11 @@ def ray_class():
                       % (instructor, '\n'.join(s + ',student' for s in students)))
     made, the_hub = [], None
     try:
-        assert not {p.pw_name for p in pwd.getpwall()} & {instructor, ray_user, *students}
-        made = [instructor, *students, ray_user]    # the Ray account's group last
+        assert not {p.pw_name for p in pwd.getpwall()} & set(accounts)
+        made = accounts                  # a Ray account's group last
         the_hub = hub.prepare(hub.read_roster(roster), work / 'hub', hub.free_port(),
                               notebooks=[REPO / 'notebooks' / '03_momentum.ipynb'],
-                              hub_venv=HUB_VENV, ray='shared', ray_user=ray_user)
+                              hub_venv=HUB_VENV, ray=ray, ray_user=ray_user)
         with open(work / 'jupyterhub.log', 'w') as log:
             the_hub.start(log)
         the_hub.wait_ready()
@@ -98,6 +98,16 @@ def ray_class():
             the_hub.stop()
         hub.remove_users(made)
         shutil.rmtree(work, ignore_errors=True)
+
+
+@pytest.fixture(scope='module')
+def ray_class():
+    reason = _missing_prerequisite()
+    if reason:
+        pytest.skip(reason)
+    prefix = 'gr%s' % uuid.uuid4().hex[:6]
+    with running_hub(prefix, 'shared', ray_user=prefix + '-ray') as started:
+        yield started
 
 
 def _as_student(the_hub, name, argv, **kwargs):

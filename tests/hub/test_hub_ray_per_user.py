@@ -10,17 +10,14 @@ free ports), for an instructor and two students, under ``make test-hub-ray``.
 import json
 import os
 import pwd
-import shutil
 import stat
 import subprocess
-import tempfile
 import time
 import uuid
-from pathlib import Path
 
 import pytest
 
-from test_hub_ray import HUB_VENV, JOB, REPO, _missing_prerequisite, hub
+from test_hub_ray import HUB_VENV, JOB, _missing_prerequisite, hub, running_hub
 
 PYTHON = str(HUB_VENV / 'bin' / 'python')
 
@@ -93,34 +90,14 @@ def own_clusters():
     reason = _missing_prerequisite()
     if reason:
         pytest.skip(reason)
-    prefix = 'gu%s' % uuid.uuid4().hex[:6]
-    instructor, students = prefix + '-teacher', [prefix + '-s1', prefix + '-s2']
-    work = Path(tempfile.mkdtemp(prefix='gluonedu-hub-ray-test-'))
-    os.chmod(work, 0o755)
-    roster = work / 'roster.csv'
-    roster.write_text('username,role\n%s,instructor\n%s\n'
-                      % (instructor, '\n'.join(s + ',student' for s in students)))
-    made, the_hub = [], None
-    try:
-        assert not {p.pw_name for p in pwd.getpwall()} & {instructor, *students}
-        made = [instructor, *students]
-        the_hub = hub.prepare(hub.read_roster(roster), work / 'hub', hub.free_port(),
-                              notebooks=[REPO / 'notebooks' / '03_momentum.ipynb'],
-                              hub_venv=HUB_VENV)          # --ray per-user: the default
-        with open(work / 'jupyterhub.log', 'w') as log:
-            the_hub.start(log)
-        the_hub.wait_ready()
+    with running_hub('gu%s' % uuid.uuid4().hex[:6], 'per-user') as (the_hub, work):
         the_class = Class(the_hub, work)
-        for student in students:
+        for student in the_hub.roster.students:
             the_class.start_server(student)
         yield the_class
-    finally:
-        if the_hub is not None:
-            the_hub.stop()
-            # The hub's stop ended every user's cluster and listed none as left.
-            assert not list(the_hub.layout.state.glob('ray-*.json'))
-        hub.remove_users(made)
-        shutil.rmtree(work, ignore_errors=True)
+        the_hub.stop()
+        # The hub's stop ended every user's cluster and listed none as left.
+        assert not list(the_hub.layout.state.glob('ray-*.json'))
 
 
 def test_each_students_server_has_a_cluster_of_its_own(own_clusters):
