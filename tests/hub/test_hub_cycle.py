@@ -23,18 +23,14 @@ import shutil
 import stat
 import subprocess
 import sys
-import tempfile
 import time
 import uuid
 from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(REPO / 'scripts'))
-import hub  # noqa: E402
+from running_hub import HUB_VENV, REPO, hub, running_hub
 
-HUB_VENV = REPO / '.venv-hub'
 PROXY = HUB_VENV / 'lib' / 'node' / 'node_modules' / '.bin' / 'configurable-http-proxy'
 NAME = '03_momentum'
 NOTEBOOK = REPO / 'notebooks' / (NAME + '.ipynb')
@@ -168,32 +164,9 @@ def a_class(requests_module):
     reason = _missing_prerequisite()
     if reason:
         pytest.skip(reason)
-    prefix = 'ge%s' % uuid.uuid4().hex[:6]
-    instructor, students = prefix + '-teacher', [prefix + '-s%d' % k for k in (1, 2, 3)]
-    work = Path(tempfile.mkdtemp(prefix='gluonedu-hub-test-'))
-    os.chmod(work, 0o755)             # the hub directory's exchange is for every user
-    roster = work / 'roster.csv'
-    roster.write_text('username,role\n%s,instructor\n%s\n'
-                      % (instructor, '\n'.join(s + ',student' for s in students)))
-    made = []
-    log_path = work / 'jupyterhub.log'
-    the_hub = None
-    try:
-        taken = {account.pw_name for account in pwd.getpwall()}
-        assert not taken & {instructor, *students}
-        made = [instructor, *students]
-        the_hub = hub.prepare(hub.read_roster(roster), work / 'hub', hub.free_port(),
-                              notebooks=[NOTEBOOK], hub_venv=HUB_VENV,
-                              ray='none')   # the Ray clusters: test_hub_ray.py
-        with open(log_path, 'w') as log:
-            the_hub.start(log)
-        the_hub.wait_ready()
-        yield Class(the_hub, requests_module, log_path)
-    finally:
-        if the_hub is not None:
-            the_hub.stop()
-        hub.remove_users(made)
-        shutil.rmtree(work, ignore_errors=True)
+    with running_hub('ge%s' % uuid.uuid4().hex[:6], NOTEBOOK, students=3,
+                     ray='none') as (the_hub, work):   # the Ray clusters: test_hub_ray*.py
+        yield Class(the_hub, requests_module, work / 'jupyterhub.log')
 
 
 @pytest.fixture(scope='module')

@@ -10,26 +10,20 @@ The jobs run as the students, in their servers' environment, as a notebook's
 class environment with Ray (``make hub-venv``); it takes a minute on 2 cores, so it runs
 under ``make test-hub-ray`` (GLUONEDU_TEST_HUB_RAY=1), not in ``make test``.
 """
-import contextlib
 import json
 import os
 import pwd
-import shutil
 import subprocess
 import sys
-import tempfile
 import textwrap
 import time
 import uuid
-from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(REPO / 'scripts'))
-import hub  # noqa: E402
+from running_hub import HUB_VENV, REPO, hub, running_hub
 
-HUB_VENV = REPO / '.venv-hub'
+NOTEBOOK = REPO / 'notebooks' / '03_momentum.ipynb'
 PROXY = HUB_VENV / 'lib' / 'node' / 'node_modules' / '.bin' / 'configurable-http-proxy'
 
 #: A student's job: two workers of a dist_sync store each push (rank + 1) x FACTOR and
@@ -70,43 +64,13 @@ def _missing_prerequisite():
     return None
 
 
-@contextlib.contextmanager
-def running_hub(prefix, ray, ray_user=None):
-    """A started hub for a class of this run's own (an instructor and two students named
-    from ``prefix``; ``ray``: the hub's Ray mode) and its work folder; stopped, and its
-    accounts and files removed, afterwards."""
-    instructor, students = prefix + '-teacher', [prefix + '-s1', prefix + '-s2']
-    accounts = [instructor, *students] + ([ray_user] if ray_user else [])
-    work = Path(tempfile.mkdtemp(prefix='gluonedu-hub-ray-test-'))
-    os.chmod(work, 0o755)
-    roster = work / 'roster.csv'
-    roster.write_text('username,role\n%s,instructor\n%s\n'
-                      % (instructor, '\n'.join(s + ',student' for s in students)))
-    made, the_hub = [], None
-    try:
-        assert not {p.pw_name for p in pwd.getpwall()} & set(accounts)
-        made = accounts                  # a Ray account's group last
-        the_hub = hub.prepare(hub.read_roster(roster), work / 'hub', hub.free_port(),
-                              notebooks=[REPO / 'notebooks' / '03_momentum.ipynb'],
-                              hub_venv=HUB_VENV, ray=ray, ray_user=ray_user)
-        with open(work / 'jupyterhub.log', 'w') as log:
-            the_hub.start(log)
-        the_hub.wait_ready()
-        yield the_hub, work
-    finally:
-        if the_hub is not None:
-            the_hub.stop()
-        hub.remove_users(made)
-        shutil.rmtree(work, ignore_errors=True)
-
-
 @pytest.fixture(scope='module')
 def ray_class():
     reason = _missing_prerequisite()
     if reason:
         pytest.skip(reason)
     prefix = 'gr%s' % uuid.uuid4().hex[:6]
-    with running_hub(prefix, 'shared', ray_user=prefix + '-ray') as started:
+    with running_hub(prefix, NOTEBOOK, ray='shared', ray_user=prefix + '-ray') as started:
         yield started
 
 

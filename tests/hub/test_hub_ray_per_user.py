@@ -17,7 +17,8 @@ import uuid
 
 import pytest
 
-from test_hub_ray import HUB_VENV, JOB, _missing_prerequisite, hub, running_hub
+from running_hub import HUB_VENV, hub, running_hub
+from test_hub_ray import JOB, NOTEBOOK, _missing_prerequisite
 
 PYTHON = str(HUB_VENV / 'bin' / 'python')
 
@@ -90,7 +91,8 @@ def own_clusters():
     reason = _missing_prerequisite()
     if reason:
         pytest.skip(reason)
-    with running_hub('gu%s' % uuid.uuid4().hex[:6], 'per-user') as (the_hub, work):
+    with running_hub('gu%s' % uuid.uuid4().hex[:6], NOTEBOOK, ray='per-user') as (the_hub,
+                                                                            work):
         the_class = Class(the_hub, work)
         for student in the_hub.roster.students:
             the_class.start_server(student)
